@@ -1,0 +1,134 @@
+#pragma once
+/// \file ImpactProblem.h
+/// One simultaneous-impact problem in generalized coordinates (SPEC §1).
+///
+/// Degrees of freedom come in *blocks*, each with its own symmetric mass and
+/// inverse-mass matrix: a free rigid body is a 6-dof block [v; ω] in world
+/// axes, a dense analysis problem is one block holding the whole generalized
+/// velocity. Contact rows J_i (the covector Dφ_i) are sparse over at most two
+/// blocks; the relative normal velocity is J_i v + b_i, with the constant b_i
+/// carrying a kinematic body's prescribed motion. Bilateral rows (joints) must
+/// stay satisfied: the impact then happens in the metric of admissible motions
+/// (seed 004, SPEC §6).
+///
+/// Storage is flat and reused across clear() so a world can rebuild a problem
+/// every step without heap traffic once capacities have grown.
+
+#include <cstdint>
+#include <vector>
+
+#include "propimpact/core/Types.h"
+
+namespace propimpact {
+
+/// A rigid body's inertial data as a physics engine holds it (Bullet's names).
+struct RigidBodyInput {
+  Scalar inverseMass = 1;                               ///< > 0 for a dynamic body.
+  Matrix3 inverseInertiaWorld = Matrix3::Identity();    ///< symmetric PSD; zero rows lock axes.
+  Vector3 linearVelocity = Vector3::Zero();             ///< world frame.
+  Vector3 angularVelocity = Vector3::Zero();            ///< world frame.
+  Vector3 linearFactor = Vector3::Ones();               ///< each 0 or 1 (world axes).
+  Vector3 angularFactor = Vector3::Ones();              ///< each 0 or 1 (world axes).
+};
+
+/// Where one block lives in the flat arrays.
+struct BlockLayout {
+  Index velocityOffset = 0;  ///< first generalized-velocity component.
+  Index size = 0;            ///< number of dofs.
+  Index matrixOffset = 0;    ///< first entry of its size x size (column-major) matrices.
+};
+
+/// One block's part of a sparse row.
+struct RowTerm {
+  int block = kNoBlock;       ///< which block.
+  Index coefficientOffset = 0; ///< first of block-size coefficients in the row storage.
+};
+
+/// A sparse row over at most two blocks plus its data.
+struct RowLayout {
+  RowTerm terms[2];         ///< terms[1].block == kNoBlock for a one-block row.
+  Scalar bias = 0;          ///< b_i: relative velocity is J_i v + b_i.
+  Scalar restitution = 1;   ///< Newton/energetic coefficient R_i in [0, 1].
+  std::uint64_t canonicalKey = 0; ///< tie-break key independent of storage order.
+};
+
+/// The problem: blocks, velocity, contact rows and bilateral rows.
+class ImpactProblem {
+ public:
+  /// Empties the problem, keeping allocated capacity.
+  void clear();
+
+  /// Adds a dense block with symmetric positive definite mass matrix \p mass
+  /// and velocity \p velocity. Throws InputError if \p mass is not SPD or any
+  /// entry is non-finite. Returns the block id.
+  int addDenseBlock(const Eigen::Ref<const MatrixX>& mass, const Eigen::Ref<const VectorX>& velocity);
+
+  /// Adds a free rigid body (6 dofs: linear then angular velocity, world axes).
+  /// Locked axes (factor 0, or zero inverse inertia) are removed with the
+  /// symmetric metric S (SᵀMS)⁻¹ Sᵀ of SPEC §1. Throws InputError for a
+  /// non-positive or non-finite mass, a fractional factor, or NaN velocity.
+  int addRigidBody(const RigidBodyInput& body);
+
+  /// Adds a unilateral contact row over one or two blocks. \p coefficientsA has
+  /// block A's size; pass blockB = kNoBlock for contact with static or
+  /// kinematic geometry. Returns the contact index. canonicalKey defaults to
+  /// the contact index when left at UINT64_MAX.
+  int addContactRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
+                    const Eigen::Ref<const VectorX>& coefficientsB, Scalar restitution, Scalar bias = 0,
+                    std::uint64_t canonicalKey = UINT64_MAX);
+
+  /// Contact between rigid bodies A and B (either may be kNoBlock but not both)
+  /// with unit normal \p normalOnB pointing from B to A and contact offsets
+  /// rA, rB from each body's centre of mass: J v = n·(vA + ωA×rA) − n·(vB + ωB×rB).
+  int addRigidContact(int bodyA, int bodyB, const Vector3& normalOnB, const Vector3& offsetA,
+                      const Vector3& offsetB, Scalar restitution, Scalar bias = 0,
+                      std::uint64_t canonicalKey = UINT64_MAX);
+
+  /// Adds a bilateral row (joint) that must keep its velocity error through the
+  /// impact. Returns its index.
+  int addBilateralRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
+                      const Eigen::Ref<const VectorX>& coefficientsB);
+
+  /// Number of blocks / dofs / contacts / bilateral rows.
+  [[nodiscard]] int blockCount() const { return static_cast<int>(m_blocks.size()); }
+  [[nodiscard]] Index dofCount() const { return static_cast<Index>(m_velocity.size()); }
+  [[nodiscard]] int contactCount() const { return static_cast<int>(m_contacts.size()); }
+  [[nodiscard]] int bilateralCount() const { return static_cast<int>(m_bilaterals.size()); }
+
+  /// Read access for the resolver and for reports.
+  [[nodiscard]] const BlockLayout& block(int b) const { return m_blocks[static_cast<std::size_t>(b)]; }
+  [[nodiscard]] const RowLayout& contact(int i) const { return m_contacts[static_cast<std::size_t>(i)]; }
+  [[nodiscard]] const RowLayout& bilateral(int i) const { return m_bilaterals[static_cast<std::size_t>(i)]; }
+  [[nodiscard]] const Scalar* velocityData() const { return m_velocity.data(); }
+  [[nodiscard]] const Scalar* massData() const { return m_mass.data(); }
+  [[nodiscard]] const Scalar* inverseMassData() const { return m_inverseMass.data(); }
+  [[nodiscard]] const Scalar* rowData() const { return m_rowCoefficients.data(); }
+
+  /// The whole generalized velocity, as a vector.
+  [[nodiscard]] VectorX velocity() const;
+  /// The dense generalized mass / inverse mass (block diagonal), for analysis.
+  [[nodiscard]] MatrixX denseMass() const;
+  [[nodiscard]] MatrixX denseInverseMass() const;
+  /// The dense contact Jacobian (one row per contact) and the biases b.
+  [[nodiscard]] MatrixX denseContactJacobian() const;
+  [[nodiscard]] VectorX contactBiases() const;
+  /// The dense bilateral Jacobian.
+  [[nodiscard]] MatrixX denseBilateralJacobian() const;
+  /// Kinetic energy ½ vᵀ M v of a generalized velocity of this problem.
+  [[nodiscard]] Scalar kineticEnergy(const Eigen::Ref<const VectorX>& v) const;
+
+ private:
+  int addBlock(Index size);
+  RowLayout makeRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
+                    const Eigen::Ref<const VectorX>& coefficientsB, const char* what);
+
+  std::vector<BlockLayout> m_blocks;
+  std::vector<Scalar> m_velocity;
+  std::vector<Scalar> m_mass;
+  std::vector<Scalar> m_inverseMass;
+  std::vector<RowLayout> m_contacts;
+  std::vector<RowLayout> m_bilaterals;
+  std::vector<Scalar> m_rowCoefficients;
+};
+
+}  // namespace propimpact

@@ -1,0 +1,83 @@
+#pragma once
+/// \file ImpactResult.h
+/// Everything a resolution reports (issue: "what every resolution reports").
+
+#include <cstdint>
+#include <vector>
+
+#include "propimpact/core/ResolveOptions.h"
+#include "propimpact/core/Types.h"
+
+namespace propimpact {
+
+/// Why the outcome is known to be independent of the reflection order.
+enum class UniquenessCertificate {
+  None,            ///< no certificate (not proven unique, or not analysed).
+  NotAnalysed,     ///< the problem exceeded analysisContactLimit.
+  Trivial,         ///< at most one contact is ever infeasible (zero or one contact).
+  Orthogonal,      ///< Thm 2 / Lemma 7: unit normals pairwise orthogonal in the kinetic metric.
+  ThirdOfPi,       ///< Thm 3: two contacts with G_12 = −1/2 (the equal-mass cradle).
+  AllOrdersAgree,  ///< every minimal sequence enumerated and all outcomes agree.
+};
+
+/// Name of a certificate.
+const char* toString(UniquenessCertificate certificate);
+
+/// What ran instead of the elastic propagation, if anything.
+enum class Fallback {
+  None,              ///< the propagation ended feasible by itself.
+  PlasticFromCapped, ///< the cap was hit: plastic outcome from the state reached (feasible, no energy gained).
+};
+
+/// Name of a fallback.
+const char* toString(Fallback fallback);
+
+/// How the plastic outcome was solved.
+enum class PlasticMethod {
+  NotNeeded,   ///< R = 1 everywhere and no fallback: no plastic solve ran.
+  ActiveSet,   ///< exact active-set (Lawson–Hanson) solve, to round-off.
+  Iterative,   ///< projected Gauss–Seidel for clusters above plasticDenseLimit.
+};
+
+/// Outcome and report of one resolution.
+struct ImpactResult {
+  VectorX velocity;      ///< v+ (final, after restitution blending).
+  VectorX impulses;      ///< total impulse per contact (input order), λ ≥ 0.
+  VectorX elasticVelocity;  ///< the propagative elastic outcome (or its fallback).
+  VectorX plasticVelocity;  ///< the plastic outcome (empty when not needed).
+  std::vector<int> sequence;  ///< contacts reflected, in order (input indices).
+  std::int64_t reflections = 0;  ///< sequence length.
+
+  Scalar energyBefore = 0;  ///< ½ v−ᵀ M v−.
+  Scalar energyAfter = 0;   ///< ½ v+ᵀ M v+.
+  Scalar energyElastic = 0; ///< energy of the elastic outcome.
+  Scalar energyPlastic = 0; ///< energy of the plastic outcome (0 when not computed).
+
+  Scalar restitution = 1;  ///< the coefficient R used for the blend (mixed rule in ImpactResolver.h).
+  Scalar alpha = 1;        ///< blend weight of eq. (17): p+ = α p_e + (1 − α) p_p.
+
+  bool energySplitComputed = false;  ///< whether T_c / T_a below are filled.
+  Scalar constrainedEnergy = 0;      ///< T_c of seed 004 with A = all (merged) contact rows.
+  Scalar admissibleEnergy = 0;       ///< T_a = T − T_c.
+
+  MatrixX gram;  ///< G_ij = <û_i, û_j>_g over input contacts (empty when not analysed).
+  UniquenessCertificate certificate = UniquenessCertificate::None;  ///< see enum.
+  Scalar certificateTolerance = 0;  ///< the tolerance the certificate was established with.
+
+  bool xiComputed = false;                         ///< whether xi is filled.
+  Scalar xi = 0;                                   ///< ξ = max ||p_a − p_b||_g / ||p0||_g over xiOrders.
+  XiOrderSet xiOrders = XiOrderSet::MostVersusLeast;  ///< the set actually used.
+
+  bool capHit = false;             ///< the reflection cap was reached.
+  Fallback fallback = Fallback::None;  ///< what ran because of it.
+  std::int64_t reflectionCap = 0;  ///< the cap in force.
+
+  PlasticMethod plasticMethod = PlasticMethod::NotNeeded;  ///< how the plastic outcome was found.
+  Scalar plasticResidual = 0;  ///< max KKT violation of the plastic solve (velocity units of J v).
+  int plasticIterations = 0;   ///< active-set changes or sweeps.
+
+  int mergedDuplicates = 0;   ///< rows merged into an identical row (impulse shared equally).
+  int ignoredRows = 0;        ///< rows with zero norm in the admissible metric (cannot be acted on).
+};
+
+}  // namespace propimpact

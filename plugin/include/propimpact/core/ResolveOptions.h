@@ -1,0 +1,76 @@
+#pragma once
+/// \file ResolveOptions.h
+/// How a resolution runs: ordering policy, termination cap, tolerances, and
+/// which analyses (Gram matrix, certificates, ξ) to compute.
+
+#include <cstdint>
+
+#include "propimpact/core/Types.h"
+
+namespace propimpact {
+
+/// Which infeasible contact the propagation reflects next (SPEC §3).
+enum class OrderingPolicy {
+  MostApproaching,   ///< argmin of the unit-normal approach speed <û_i, p>_g (the paper's choice).
+  LeastApproaching,  ///< argmax among infeasible contacts (the paper's reverse, exposes indeterminacy).
+  IndexOrder,        ///< lowest contact index first.
+  ReverseIndexOrder, ///< highest contact index first.
+  SeededRandom,      ///< pseudo-random, keyed by (seed, problemKey, contact key, reflection count).
+};
+
+/// Name of a policy ("most-approaching", ...).
+const char* toString(OrderingPolicy policy);
+
+/// The set of orders over which ξ (Sec. VII-A) is the largest pairwise distance.
+enum class XiOrderSet {
+  MostVersusLeast,  ///< the paper's pair: most-approaching against least-approaching.
+  AllPolicies,      ///< most, least, index, reverse index.
+  AllOrders,        ///< every minimal sequence, enumerated (small clusters; falls back to AllPolicies).
+};
+
+/// Name of an order set.
+const char* toString(XiOrderSet set);
+
+/// Options of one resolution. Defaults suit both analysis and per-step use.
+struct ResolveOptions {
+  OrderingPolicy ordering = OrderingPolicy::MostApproaching;  ///< propagation order.
+  std::uint64_t randomSeed = 0;  ///< seed for SeededRandom.
+  std::uint64_t problemKey = 0;  ///< per step and cluster key for SeededRandom (never a running stream).
+
+  /// Maximum number of reflections; 0 means the default 1000 + 100·(number of contacts).
+  /// When hit, the fallback (plastic outcome from the current state) runs and
+  /// the result says so.
+  std::int64_t reflectionCap = 0;
+
+  /// A contact is infeasible while its unit-normal relative velocity is below
+  /// −feasibilityTolerance·scale, scale being the larger of ||p0||_g and the
+  /// largest initial unit-normal approach speed.
+  Scalar feasibilityTolerance = 1e-10;
+  /// Keys that differ by less than this fraction of the scale are ties, broken
+  /// by the contacts' canonical keys (so outcomes do not depend on build flags).
+  Scalar tieTolerance = 1e-9;
+  /// Rows whose coefficients agree to this relative tolerance are duplicates and merged.
+  Scalar duplicateTolerance = 1e-9;
+  /// Certificates: |G_ij| ≤ tol (Thm 2), |G_12 + ½| ≤ tol (Thm 3), outcomes within tol·||p0||_g (enumeration).
+  Scalar certificateTolerance = 1e-9;
+
+  /// Compute the Gram matrix, the T_c/T_a split and a uniqueness certificate
+  /// when the problem has at most this many (merged) contacts; 0 disables.
+  int analysisContactLimit = 64;
+  /// Enumerate every order for the "all orders agree" certificate when the
+  /// problem has at most this many contacts and the tree has at most enumerationNodeCap nodes.
+  int enumerationContactLimit = 6;
+  std::int64_t enumerationNodeCap = 20000;
+
+  /// Compute ξ over xiOrders.
+  bool computeXi = false;
+  XiOrderSet xiOrders = XiOrderSet::MostVersusLeast;
+
+  /// Plastic solve: dense exact active-set solver up to this many contacts,
+  /// projected Gauss–Seidel to plasticIterativeTolerance beyond (reported).
+  int plasticDenseLimit = 512;
+  Scalar plasticIterativeTolerance = 1e-12;
+  std::int64_t plasticIterativeSweepCap = 100000;
+};
+
+}  // namespace propimpact

@@ -1,0 +1,258 @@
+#include "propimpact/core/ImpactProblem.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <string>
+
+#include "propimpact/core/Errors.h"
+
+namespace propimpact {
+namespace {
+
+bool allFinite(const Eigen::Ref<const MatrixX>& m) { return m.allFinite(); }
+
+// Symmetric pseudo-inverse through an eigen-decomposition; eigenvalues below a
+// relative threshold count as zero (infinite inertia about that axis).
+Matrix3 symmetricPseudoInverse(const Matrix3& a) {
+  Eigen::SelfAdjointEigenSolver<Matrix3> eig(a);
+  const Vector3 values = eig.eigenvalues();
+  const Scalar threshold = 1e-12 * values.cwiseAbs().maxCoeff();
+  Vector3 inverted = Vector3::Zero();
+  for (int k = 0; k < 3; ++k)
+    if (values[k] > threshold) inverted[k] = 1 / values[k];
+  return eig.eigenvectors() * inverted.asDiagonal() * eig.eigenvectors().transpose();
+}
+
+void checkFactor(const Vector3& factor, const char* which) {
+  for (int k = 0; k < 3; ++k)
+    if (!(factor[k] == 0 || factor[k] == 1))
+      throw InputError(ErrorCode::FractionalFactor,
+                       std::string(which) + " factor component " + std::to_string(k) + " = " +
+                           std::to_string(factor[k]) + " (must be 0 or 1)");
+}
+
+}  // namespace
+
+void ImpactProblem::clear() {
+  m_blocks.clear();
+  m_velocity.clear();
+  m_mass.clear();
+  m_inverseMass.clear();
+  m_contacts.clear();
+  m_bilaterals.clear();
+  m_rowCoefficients.clear();
+}
+
+int ImpactProblem::addBlock(Index size) {
+  BlockLayout layout;
+  layout.velocityOffset = static_cast<Index>(m_velocity.size());
+  layout.size = size;
+  layout.matrixOffset = static_cast<Index>(m_mass.size());
+  m_velocity.resize(m_velocity.size() + static_cast<std::size_t>(size), 0);
+  m_mass.resize(m_mass.size() + static_cast<std::size_t>(size * size), 0);
+  m_inverseMass.resize(m_inverseMass.size() + static_cast<std::size_t>(size * size), 0);
+  m_blocks.push_back(layout);
+  return static_cast<int>(m_blocks.size()) - 1;
+}
+
+int ImpactProblem::addDenseBlock(const Eigen::Ref<const MatrixX>& mass, const Eigen::Ref<const VectorX>& velocity) {
+  const Index n = mass.rows();
+  if (mass.cols() != n || velocity.size() != n || n == 0)
+    throw InputError(ErrorCode::DimensionMismatch, "dense block: mass is " + std::to_string(mass.rows()) + "x" +
+                                                       std::to_string(mass.cols()) + ", velocity has " +
+                                                       std::to_string(velocity.size()) + " entries");
+  if (!allFinite(mass)) throw InputError(ErrorCode::NonFiniteMass, "dense block mass matrix");
+  if (!velocity.allFinite()) throw InputError(ErrorCode::NonFiniteVelocity, "dense block velocity");
+  const Scalar scale = mass.cwiseAbs().maxCoeff();
+  if (!((mass - mass.transpose()).cwiseAbs().maxCoeff() <= 1e-12 * scale))
+    throw InputError(ErrorCode::MassNotPositiveDefinite, "dense block mass matrix is not symmetric");
+  const MatrixX symmetric = 0.5 * (mass + mass.transpose());
+  Eigen::LLT<MatrixX> llt(symmetric);
+  if (llt.info() != Eigen::Success || !(llt.matrixLLT().diagonal().minCoeff() > 1e-12 * std::sqrt(scale)))
+    throw InputError(ErrorCode::MassNotPositiveDefinite, "dense block mass matrix has no Cholesky factor");
+  MatrixX inverse = llt.solve(MatrixX::Identity(n, n));
+  inverse = 0.5 * (inverse + inverse.transpose()).eval();
+  const int id = addBlock(n);
+  const BlockLayout& b = m_blocks.back();
+  Eigen::Map<MatrixX>(m_mass.data() + b.matrixOffset, n, n) = symmetric;
+  Eigen::Map<MatrixX>(m_inverseMass.data() + b.matrixOffset, n, n) = inverse;
+  Eigen::Map<VectorX>(m_velocity.data() + b.velocityOffset, n) = velocity;
+  return id;
+}
+
+int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
+  if (!std::isfinite(body.inverseMass) || !body.inverseInertiaWorld.allFinite())
+    throw InputError(ErrorCode::NonFiniteMass, "rigid body inverse mass or inverse inertia");
+  if (!(body.inverseMass > 0))
+    throw InputError(ErrorCode::NonPositiveMass,
+                     "rigid body inverse mass " + std::to_string(body.inverseMass) + " (dynamic bodies need 0 < m < inf)");
+  if (!body.linearVelocity.allFinite() || !body.angularVelocity.allFinite())
+    throw InputError(ErrorCode::NonFiniteVelocity, "rigid body velocity");
+  checkFactor(body.linearFactor, "linear");
+  checkFactor(body.angularFactor, "angular");
+  const Matrix3 inverseInertia = 0.5 * (body.inverseInertiaWorld + body.inverseInertiaWorld.transpose());
+  const Scalar inertiaScale = inverseInertia.cwiseAbs().maxCoeff();
+  if ((body.inverseInertiaWorld - body.inverseInertiaWorld.transpose()).cwiseAbs().maxCoeff() > 1e-9 * inertiaScale ||
+      Eigen::SelfAdjointEigenSolver<Matrix3>(inverseInertia).eigenvalues().minCoeff() < -1e-12 * inertiaScale)
+    throw InputError(ErrorCode::NonPositiveMass, "rigid body inverse inertia is not symmetric positive semi-definite");
+
+  // Locking axes is a bilateral constraint C ω = 0; the admissible metric is
+  // I⁻¹ − I⁻¹Cᵀ(C I⁻¹ Cᵀ)⁺ C I⁻¹, which equals S (SᵀIS)⁻¹ Sᵀ when I⁻¹ is
+  // invertible and stays symmetric (energy-preserving) when it is not.
+  Matrix3 angularMetric = inverseInertia;
+  for (int k = 0; k < 3; ++k) {
+    if (body.angularFactor[k] != 0) continue;
+    const Vector3 column = angularMetric.col(k);
+    const Scalar pivot = column[k];
+    if (pivot > 1e-14 * inertiaScale) angularMetric -= column * column.transpose() / pivot;
+    angularMetric.row(k).setZero();
+    angularMetric.col(k).setZero();
+  }
+  Matrix6 inverseMass = Matrix6::Zero();
+  Matrix6 mass = Matrix6::Zero();
+  inverseMass.topLeftCorner<3, 3>() = (body.inverseMass * body.linearFactor).asDiagonal();
+  inverseMass.bottomRightCorner<3, 3>() = angularMetric;
+  mass.topLeftCorner<3, 3>() = Matrix3::Identity() / body.inverseMass;
+  mass.bottomRightCorner<3, 3>() = symmetricPseudoInverse(inverseInertia);
+
+  const int id = addBlock(6);
+  const BlockLayout& b = m_blocks.back();
+  Eigen::Map<Matrix6>(m_mass.data() + b.matrixOffset) = mass;
+  Eigen::Map<Matrix6>(m_inverseMass.data() + b.matrixOffset) = inverseMass;
+  Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset) = body.linearVelocity;
+  Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset + 3) = body.angularVelocity;
+  return id;
+}
+
+RowLayout ImpactProblem::makeRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
+                                 const Eigen::Ref<const VectorX>& coefficientsB, const char* what) {
+  const auto checkTerm = [&](int block, const Eigen::Ref<const VectorX>& c) {
+    if (block < 0 || block >= blockCount())
+      throw InputError(ErrorCode::BadBlockIndex, std::string(what) + " references block " + std::to_string(block));
+    if (c.size() != m_blocks[static_cast<std::size_t>(block)].size)
+      throw InputError(ErrorCode::DimensionMismatch, std::string(what) + " coefficients have " +
+                                                         std::to_string(c.size()) + " entries for a block of " +
+                                                         std::to_string(m_blocks[static_cast<std::size_t>(block)].size));
+    if (!c.allFinite()) throw InputError(ErrorCode::NonFiniteRow, what);
+  };
+  checkTerm(blockA, coefficientsA);
+  Scalar normSquared = coefficientsA.squaredNorm();
+  if (blockB != kNoBlock) {
+    checkTerm(blockB, coefficientsB);
+    if (blockB == blockA)
+      throw InputError(ErrorCode::BadBlockIndex, std::string(what) + " names the same block twice");
+    normSquared += coefficientsB.squaredNorm();
+  }
+  if (!(normSquared > 0)) throw InputError(ErrorCode::ZeroNormRow, what);
+
+  RowLayout row;
+  row.terms[0].block = blockA;
+  row.terms[0].coefficientOffset = static_cast<Index>(m_rowCoefficients.size());
+  m_rowCoefficients.insert(m_rowCoefficients.end(), coefficientsA.data(), coefficientsA.data() + coefficientsA.size());
+  if (blockB != kNoBlock) {
+    row.terms[1].block = blockB;
+    row.terms[1].coefficientOffset = static_cast<Index>(m_rowCoefficients.size());
+    m_rowCoefficients.insert(m_rowCoefficients.end(), coefficientsB.data(), coefficientsB.data() + coefficientsB.size());
+  }
+  return row;
+}
+
+int ImpactProblem::addContactRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
+                                 const Eigen::Ref<const VectorX>& coefficientsB, Scalar restitution, Scalar bias,
+                                 std::uint64_t canonicalKey) {
+  if (!(restitution >= 0 && restitution <= 1))
+    throw InputError(ErrorCode::RestitutionOutOfRange, "contact restitution " + std::to_string(restitution));
+  if (!std::isfinite(bias)) throw InputError(ErrorCode::NonFiniteRow, "contact bias");
+  RowLayout row = makeRow(blockA, coefficientsA, blockB, coefficientsB, "contact row");
+  row.bias = bias;
+  row.restitution = restitution;
+  row.canonicalKey = canonicalKey == UINT64_MAX ? static_cast<std::uint64_t>(m_contacts.size()) : canonicalKey;
+  m_contacts.push_back(row);
+  return static_cast<int>(m_contacts.size()) - 1;
+}
+
+int ImpactProblem::addRigidContact(int bodyA, int bodyB, const Vector3& normalOnB, const Vector3& offsetA,
+                                   const Vector3& offsetB, Scalar restitution, Scalar bias,
+                                   std::uint64_t canonicalKey) {
+  if (!normalOnB.allFinite() || !offsetA.allFinite() || !offsetB.allFinite())
+    throw InputError(ErrorCode::NonFiniteRow, "rigid contact normal or offset");
+  if (!(normalOnB.norm() > 1e-9)) throw InputError(ErrorCode::ZeroNormRow, "rigid contact normal");
+  const Vector3 n = normalOnB.normalized();
+  Vector6 rowA;
+  rowA << n, offsetA.cross(n);
+  Vector6 rowB;
+  rowB << -n, -offsetB.cross(n);
+  if (bodyA == kNoBlock && bodyB == kNoBlock)
+    throw InputError(ErrorCode::BadBlockIndex, "rigid contact between two non-dynamic bodies");
+  if (bodyA == kNoBlock) return addContactRow(bodyB, rowB, kNoBlock, rowB, restitution, bias, canonicalKey);
+  return addContactRow(bodyA, rowA, bodyB, rowB, restitution, bias, canonicalKey);
+}
+
+int ImpactProblem::addBilateralRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
+                                   const Eigen::Ref<const VectorX>& coefficientsB) {
+  RowLayout row = makeRow(blockA, coefficientsA, blockB, coefficientsB, "bilateral row");
+  row.canonicalKey = static_cast<std::uint64_t>(m_bilaterals.size());
+  m_bilaterals.push_back(row);
+  return static_cast<int>(m_bilaterals.size()) - 1;
+}
+
+VectorX ImpactProblem::velocity() const {
+  return Eigen::Map<const VectorX>(m_velocity.data(), dofCount());
+}
+
+MatrixX ImpactProblem::denseMass() const {
+  MatrixX m = MatrixX::Zero(dofCount(), dofCount());
+  for (const BlockLayout& b : m_blocks)
+    m.block(b.velocityOffset, b.velocityOffset, b.size, b.size) =
+        Eigen::Map<const MatrixX>(m_mass.data() + b.matrixOffset, b.size, b.size);
+  return m;
+}
+
+MatrixX ImpactProblem::denseInverseMass() const {
+  MatrixX m = MatrixX::Zero(dofCount(), dofCount());
+  for (const BlockLayout& b : m_blocks)
+    m.block(b.velocityOffset, b.velocityOffset, b.size, b.size) =
+        Eigen::Map<const MatrixX>(m_inverseMass.data() + b.matrixOffset, b.size, b.size);
+  return m;
+}
+
+namespace {
+MatrixX denseRows(const std::vector<RowLayout>& rows, const std::vector<BlockLayout>& blocks,
+                  const std::vector<Scalar>& coefficients, Index dofs) {
+  MatrixX j = MatrixX::Zero(static_cast<Index>(rows.size()), dofs);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (const RowTerm& t : rows[i].terms) {
+      if (t.block == kNoBlock) continue;
+      const BlockLayout& b = blocks[static_cast<std::size_t>(t.block)];
+      j.row(static_cast<Index>(i)).segment(b.velocityOffset, b.size) =
+          Eigen::Map<const VectorX>(coefficients.data() + t.coefficientOffset, b.size).transpose();
+    }
+  return j;
+}
+}  // namespace
+
+MatrixX ImpactProblem::denseContactJacobian() const {
+  return denseRows(m_contacts, m_blocks, m_rowCoefficients, dofCount());
+}
+
+MatrixX ImpactProblem::denseBilateralJacobian() const {
+  return denseRows(m_bilaterals, m_blocks, m_rowCoefficients, dofCount());
+}
+
+VectorX ImpactProblem::contactBiases() const {
+  VectorX b(contactCount());
+  for (int i = 0; i < contactCount(); ++i) b[i] = m_contacts[static_cast<std::size_t>(i)].bias;
+  return b;
+}
+
+Scalar ImpactProblem::kineticEnergy(const Eigen::Ref<const VectorX>& v) const {
+  Scalar energy = 0;
+  for (const BlockLayout& b : m_blocks) {
+    const auto vb = v.segment(b.velocityOffset, b.size);
+    energy += vb.dot(Eigen::Map<const MatrixX>(m_mass.data() + b.matrixOffset, b.size, b.size) * vb);
+  }
+  return 0.5 * energy;
+}
+
+}  // namespace propimpact
