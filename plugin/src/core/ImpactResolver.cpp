@@ -108,6 +108,8 @@ struct ImpactResolver::Workspace {
   std::vector<Scalar> vPlastic;
   std::vector<Scalar> s;
   std::vector<std::int64_t> reflectionCount;
+  std::vector<char> awake;
+  bool grow = false;
   std::vector<HeapEntry> heap;
   std::vector<int> heapPosition;
   OrderingPolicy policy = OrderingPolicy::MostApproaching;
@@ -521,8 +523,13 @@ std::int64_t ImpactResolver::Workspace::propagate(OrderingPolicy order, Scalar* 
   heapPosition.assign(rows.size(), -1);
   reflectionCount.assign(rows.size(), 0);
   s.resize(rows.size());
-  for (const int r : active) s[static_cast<std::size_t>(r)] = rowVelocity(r, velocity);
-  for (const int r : active) heapUpdate(r);
+  awake.assign(rows.size(), grow ? 0 : 1);
+  for (const int r : active) {
+    if (grow && !problem->contact(r).seed) continue;
+    awake[static_cast<std::size_t>(r)] = 1;
+    s[static_cast<std::size_t>(r)] = rowVelocity(r, velocity);
+    heapUpdate(r);
+  }
   std::int64_t count = 0;
   while (!heap.empty()) {
     if (count >= cap) {
@@ -542,6 +549,7 @@ std::int64_t ImpactResolver::Workspace::propagate(OrderingPolicy order, Scalar* 
       const auto g = static_cast<std::size_t>(row.terms[t].group);
       for (int a = adjacencyStart[g]; a < adjacencyStart[g + 1]; ++a) {
         const int j = adjacency[static_cast<std::size_t>(a)];
+        awake[static_cast<std::size_t>(j)] = 1;
         s[static_cast<std::size_t>(j)] = rowVelocity(j, velocity);
         heapUpdate(j);
       }
@@ -714,30 +722,36 @@ void ImpactResolver::Workspace::analyse(ImpactResult& result) {
   const auto m = static_cast<Index>(active.size());
   const int inputCount = problem->contactCount();
   result.certificateTolerance = options->certificateTolerance;
-  if (inputCount > options->analysisContactLimit) {
+  if (static_cast<int>(active.size()) > options->analysisContactLimit) {
     result.gram.resize(0, 0);
     result.certificate = UniquenessCertificate::NotAnalysed;
     result.energySplitComputed = false;
     return;
   }
-  // Gram matrix of unit normals over the input contacts.
-  result.gram.setZero(inputCount, inputCount);
-  for (int i = 0; i < inputCount; ++i) {
-    const Row& ri = rows[static_cast<std::size_t>(i)];
-    if (ri.representative < 0) continue;
-    for (int j = 0; j < inputCount; ++j) {
-      const Row& rj = rows[static_cast<std::size_t>(j)];
-      if (rj.representative < 0) continue;
-      Scalar value = 0;
-      for (int t = 0; t < ri.termCount; ++t)
-        for (int u = 0; u < rj.termCount; ++u) {
-          if (ri.terms[t].group != rj.terms[u].group) continue;
-          const Index size = groups[static_cast<std::size_t>(ri.terms[t].group)].size;
-          for (Index x = 0; x < size; ++x)
-            value += coefficients[static_cast<std::size_t>(ri.terms[t].offset + x)] * w[static_cast<std::size_t>(rj.terms[u].offset + x)];
-        }
-      result.gram(i, j) = value * ri.invSqrtD * rj.invSqrtD;
+  // Gram matrix of unit normals over the input contacts (reported only when
+  // the input is small enough; the certificate uses the cluster's rows).
+  if (inputCount <= options->analysisContactLimit) {
+    result.gram.setZero(inputCount, inputCount);
+    for (int i = 0; i < inputCount; ++i) {
+      const Row& ri = rows[static_cast<std::size_t>(i)];
+      if (ri.representative < 0) continue;  // ignored, or outside the grown cluster
+      for (int j = 0; j < inputCount; ++j) {
+        const Row& rj = rows[static_cast<std::size_t>(j)];
+        if (rj.representative < 0) continue;
+        Scalar value = 0;
+        for (int t = 0; t < ri.termCount; ++t)
+          for (int u = 0; u < rj.termCount; ++u) {
+            if (ri.terms[t].group != rj.terms[u].group) continue;
+            const Index size = groups[static_cast<std::size_t>(ri.terms[t].group)].size;
+            for (Index x = 0; x < size; ++x)
+              value += coefficients[static_cast<std::size_t>(ri.terms[t].offset + x)] *
+                       w[static_cast<std::size_t>(rj.terms[u].offset + x)];
+          }
+        result.gram(i, j) = value * ri.invSqrtD * rj.invSqrtD;
+      }
     }
+  } else {
+    result.gram.resize(0, 0);
   }
   // T_c = ½ (A v)ᵀ (A M⁻¹ Aᵀ)⁺ (A v) with A the (merged) contact rows (seed 004).
   ensureDelassus();
@@ -767,15 +781,18 @@ void ImpactResolver::Workspace::analyse(ImpactResult& result) {
     result.certificate = UniquenessCertificate::Trivial;
     return;
   }
+  const auto unitGram = [&](Index a, Index b) {
+    return W(a, b) * rows[static_cast<std::size_t>(active[static_cast<std::size_t>(a)])].invSqrtD *
+           rows[static_cast<std::size_t>(active[static_cast<std::size_t>(b)])].invSqrtD;
+  };
   bool orthogonal = true;
   for (Index a = 0; a < m && orthogonal; ++a)
-    for (Index b = a + 1; b < m && orthogonal; ++b)
-      orthogonal = std::abs(result.gram(active[static_cast<std::size_t>(a)], active[static_cast<std::size_t>(b)])) <= tolerance;
+    for (Index b = a + 1; b < m && orthogonal; ++b) orthogonal = std::abs(unitGram(a, b)) <= tolerance;
   if (orthogonal) {
     result.certificate = UniquenessCertificate::Orthogonal;
     return;
   }
-  if (m == 2 && std::abs(result.gram(active[0], active[1]) + 0.5) <= tolerance) {
+  if (m == 2 && std::abs(unitGram(0, 1) + 0.5) <= tolerance) {
     result.certificate = UniquenessCertificate::ThirdOfPi;
     return;
   }
@@ -846,8 +863,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   ws.threshold = options.feasibilityTolerance * ws.scale;
   ws.quantum = options.tieTolerance * (ws.scale > 0 ? ws.scale : 1);
   result.reflectionCap = ws.capFor();
-
-  ws.analyse(result);
+  ws.grow = options.growFromSeeds;
 
   // Elastic propagation (eq. 14), with the cap and its fallback.
   ws.lambdaElastic.assign(ws.rows.size(), 0);
@@ -855,6 +871,21 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   bool capHit = false;
   result.reflections = ws.propagate(options.ordering, ws.v.data(), ws.lambdaElastic.data(), &result.sequence,
                                     result.reflectionCap, capHit);
+  result.inCluster.assign(static_cast<std::size_t>(contactCount), 0);
+  for (int i = 0; i < contactCount; ++i) {
+    const int r = ws.rows[static_cast<std::size_t>(i)].representative;
+    result.inCluster[static_cast<std::size_t>(i)] = r >= 0 && ws.awake[static_cast<std::size_t>(r)];
+  }
+  if (ws.grow) {
+    // Contacts the propagation never reached are not part of this impact.
+    for (std::size_t i = 0; i < ws.rows.size(); ++i)
+      if (ws.rows[i].representative >= 0 && !ws.awake[static_cast<std::size_t>(ws.rows[i].representative)])
+        ws.rows[i].representative = -2;
+    ws.buildAdjacency();
+    ws.deliveryMatrixReady = false;
+    ws.grow = false;
+  }
+  ws.analyse(result);
   if (capHit) {
     result.capHit = true;
     result.fallback = Fallback::PlasticFromCapped;

@@ -50,6 +50,7 @@ struct RowLayout {
   Scalar bias = 0;          ///< b_i: relative velocity is J_i v + b_i.
   Scalar restitution = 1;   ///< Newton/energetic coefficient R_i in [0, 1].
   std::uint64_t canonicalKey = 0; ///< tie-break key independent of storage order.
+  bool seed = true;         ///< with ResolveOptions::growFromSeeds, only seeds start in the cluster.
 };
 
 /// The problem: blocks, velocity, contact rows and bilateral rows.
@@ -83,6 +84,10 @@ class ImpactProblem {
   int addRigidContact(int bodyA, int bodyB, const Vector3& normalOnB, const Vector3& offsetA,
                       const Vector3& offsetB, Scalar restitution, Scalar bias = 0,
                       std::uint64_t canonicalKey = UINT64_MAX);
+
+  /// Marks contact \p i as a seed of the impact or as a touching contact that
+  /// joins only when the propagation reaches it (see ResolveOptions::growFromSeeds).
+  void setSeed(int i, bool seed) { m_contacts[static_cast<std::size_t>(i)].seed = seed; }
 
   /// Adds a bilateral row (joint) that must keep its velocity error through the
   /// impact. Returns its index.

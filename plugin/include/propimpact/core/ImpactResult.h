@@ -46,6 +46,7 @@ struct ImpactResult {
   VectorX elasticVelocity;  ///< the propagative elastic outcome (or its fallback).
   VectorX plasticVelocity;  ///< the plastic outcome (empty when not needed).
   std::vector<int> sequence;  ///< contacts reflected, in order (input indices).
+  std::vector<char> inCluster;  ///< per input contact: 1 if it took part (always 1 unless growFromSeeds).
   std::int64_t reflections = 0;  ///< sequence length.
 
   Scalar energyBefore = 0;  ///< ½ v−ᵀ M v−.

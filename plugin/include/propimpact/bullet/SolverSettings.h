@@ -1,0 +1,38 @@
+#pragma once
+/// \file SolverSettings.h
+/// What a user may tune on PropagativeImpactSolver.
+
+#include <cstdint>
+
+#include "propimpact/core/ResolveOptions.h"
+
+namespace propimpact {
+
+/// Settings of the drop-in solver. Defaults need no tuning.
+struct SolverSettings {
+  /// Which infeasible contact the propagation reflects next.
+  OrderingPolicy ordering = OrderingPolicy::MostApproaching;
+  /// Seed for OrderingPolicy::SeededRandom (keyed per step and cluster).
+  std::uint64_t randomSeed = 0;
+  /// Reflection cap per cluster; 0 = the core's default (1000 + 100 per contact).
+  std::int64_t reflectionCap = 0;
+  /// Compute ξ for every impact cluster (costs one extra propagation per order).
+  bool computeXi = false;
+  /// The orders ξ is taken over.
+  XiOrderSet xiOrders = XiOrderSet::MostVersusLeast;
+  /// Compute the Gram matrix, T_c/T_a and the uniqueness certificate for
+  /// clusters of at most this many contacts (0 disables; at most 64).
+  int analysisContactLimit = 16;
+  /// A manifold point is touching when its distance is at most this (metres).
+  double touchingDistance = 1e-4;
+  /// Zeno rule (SPEC §7): a contact is an impact when it approaches faster
+  /// than restingFactor·|J Δv_ext| (this step's external forces alone) plus
+  /// restingFloor. 0.5 is the mid-step approach that gravity alone produces.
+  double restingFactor = 0.5;
+  /// Absolute floor of the Zeno threshold (m/s); zero gravity uses only this.
+  double restingFloor = 1e-9;
+  /// Accumulate per-cluster reports (bodies, contacts, impulses).
+  bool keepReport = true;
+};
+
+}  // namespace propimpact

@@ -1,0 +1,63 @@
+#pragma once
+/// \file StepReport.h
+/// What the solver reports about the impacts of a step. Impact impulses live
+/// here, not in btManifoldPoint::m_appliedImpulse (which Bullet would
+/// warm-start from): read ContactReport::impulse for impact sounds or
+/// breakable joints.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "propimpact/core/ImpactResult.h"
+
+class btCollisionObject;
+
+namespace propimpact {
+
+/// One contact of an impact cluster.
+struct ContactReport {
+  const btCollisionObject* bodyA = nullptr;  ///< manifold body 0.
+  const btCollisionObject* bodyB = nullptr;  ///< manifold body 1.
+  double point[3] = {0, 0, 0};              ///< world position on B.
+  double normal[3] = {0, 0, 0};             ///< m_normalWorldOnB (from B to A).
+  double restitution = 1;                   ///< m_combinedRestitution used.
+  double impulse = 0;                       ///< impact impulse along the normal (N·s), ≥ 0.
+  double approachSpeed = 0;                 ///< relative normal velocity before (m/s, negative = approaching).
+  double separationSpeed = 0;               ///< relative normal velocity after the impact.
+  bool seed = false;                        ///< an impact by itself, not only reached by the propagation.
+};
+
+/// One impact cluster: the contacts an impact propagated through.
+struct ClusterReport {
+  int substep = 0;                          ///< Bullet substep within the stepSimulation call.
+  std::vector<const btCollisionObject*> bodies;  ///< dynamic bodies whose velocity the impact changed.
+  std::vector<ContactReport> contacts;      ///< contacts of the cluster.
+  std::int64_t reflections = 0;             ///< length of the propagation.
+  double energyBefore = 0;                  ///< kinetic energy of the cluster's bodies (J), mid-step.
+  double energyAfter = 0;                   ///< after the impact.
+  double restitution = 1;                   ///< coefficient used for the blend.
+  bool xiComputed = false;                  ///< ξ filled.
+  double xi = 0;                            ///< indeterminacy over xiOrders.
+  XiOrderSet xiOrders = XiOrderSet::MostVersusLeast;  ///< the orders ξ is over.
+  UniquenessCertificate certificate = UniquenessCertificate::None;  ///< why the outcome is order independent.
+  bool capHit = false;                      ///< reflection cap reached.
+  Fallback fallback = Fallback::None;       ///< what ran instead.
+};
+
+/// A body that was left out of the impact treatment, and why.
+struct RejectedBody {
+  const btCollisionObject* body = nullptr;  ///< the body.
+  std::string reason;                       ///< e.g. "non-finite velocity".
+};
+
+/// Everything since the report was last read (see PropagativeImpactSolver::lastStepReport).
+struct StepReport {
+  int substeps = 0;                         ///< solver passes covered.
+  std::vector<ClusterReport> clusters;      ///< impact clusters, in order.
+  std::vector<RejectedBody> rejected;       ///< bodies left out (bad input).
+  std::int64_t restingContacts = 0;         ///< contacts handed to the sequential-impulse pass.
+  std::int64_t capHits = 0;                 ///< clusters whose propagation hit the cap.
+};
+
+}  // namespace propimpact
