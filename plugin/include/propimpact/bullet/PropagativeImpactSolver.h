@@ -34,7 +34,9 @@ namespace propimpact {
 /// The drop-in solver. One per world; not for btDiscreteDynamicsWorldMt.
 class PropagativeImpactSolver : public btSequentialImpulseConstraintSolver {
  public:
-  PropagativeImpactSolver();
+  /// Checks at run time that the caller's btScalar matches the library's
+  /// (inline, so compiled with the caller's flags); throws std::logic_error if not.
+  PropagativeImpactSolver() : PropagativeImpactSolver(sizeof(btScalar)) {}
   ~PropagativeImpactSolver() override;
   PropagativeImpactSolver(const PropagativeImpactSolver&) = delete;
   PropagativeImpactSolver& operator=(const PropagativeImpactSolver&) = delete;
@@ -60,6 +62,10 @@ class PropagativeImpactSolver : public btSequentialImpulseConstraintSolver {
   btConstraintSolverType getSolverType() const override { return BT_SEQUENTIAL_IMPULSE_SOLVER; }
 
  private:
+  explicit PropagativeImpactSolver(std::size_t callerScalarSize);
+  void resolveComponent(int root, btCollisionObject** bodies, int numBodies, btTypedConstraint** constraints,
+                        int numConstraints, const btContactSolverInfo& info);
+
   struct Impl;
   std::unique_ptr<Impl> m_impl;
   SolverSettings m_settings;

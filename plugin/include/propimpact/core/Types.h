@@ -8,6 +8,7 @@
 /// Bullet adapter converts btScalar at its boundary.
 
 #include <Eigen/Core>
+#include <Eigen/Geometry>
 #include <cstdint>
 
 namespace propimpact {
