@@ -9,7 +9,10 @@ else()
   set(PROPIMPACT_BULLET_PC bullet)
   set(PROPIMPACT_BULLET_SCALAR_SIZE 4)
 endif()
-pkg_check_modules(BULLET REQUIRED IMPORTED_TARGET GLOBAL ${PROPIMPACT_BULLET_PC})
+pkg_check_modules(PROPIMPACT_BULLET REQUIRED IMPORTED_TARGET GLOBAL ${PROPIMPACT_BULLET_PC})
+if(NOT TARGET PkgConfig::BULLET)
+  add_library(PkgConfig::BULLET ALIAS PkgConfig::PROPIMPACT_BULLET)
+endif()
 
 add_library(propimpact_bullet
   src/bullet/PropagativeImpactSolver.cpp
@@ -20,7 +23,7 @@ set_target_properties(propimpact_bullet PROPERTIES EXPORT_NAME bullet POSITION_I
 target_include_directories(propimpact_bullet PUBLIC
   $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-target_link_libraries(propimpact_bullet PUBLIC propimpact_core PkgConfig::BULLET fmt::fmt)
+target_link_libraries(propimpact_bullet PUBLIC propimpact_core PkgConfig::PROPIMPACT_BULLET fmt::fmt)
 target_compile_definitions(propimpact_bullet PRIVATE PROPIMPACT_BULLET_SCALAR_SIZE=${PROPIMPACT_BULLET_SCALAR_SIZE})
 propimpact_strict_warnings(propimpact_bullet)
 
@@ -28,3 +31,20 @@ install(TARGETS propimpact_bullet EXPORT propimpactTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/propimpact/bullet DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/propimpact)
+
+# The CMake package: find_package(propimpact) gives propimpact::core and
+# propimpact::bullet, carrying Bullet's precision.
+include(CMakePackageConfigHelpers)
+if(PROPIMPACT_DOUBLE_PRECISION)
+  set(PROPIMPACT_PRECISION double)
+else()
+  set(PROPIMPACT_PRECISION single)
+endif()
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/propimpactConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/propimpactConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/propimpact)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/propimpactConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(EXPORT propimpactTargets NAMESPACE propimpact:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/propimpact)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/propimpactConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/propimpactConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/propimpact)

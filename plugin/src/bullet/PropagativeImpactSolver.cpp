@@ -205,7 +205,6 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
       continue;
     for (int j = 0; j < manifold->getNumContacts(); ++j) {
       btManifoldPoint& cp = manifold->getContactPoint(j);
-      if (!(cp.getDistance() <= m_settings.touchingDistance)) continue;
       Candidate c;
       c.point = &cp;
       c.objectA = objectA;
@@ -231,7 +230,14 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
       c.kick = kick;
       c.bias = (a < 0 ? velocityA : 0) - (b < 0 ? velocityB : 0);
       c.approachMid = velocityA - velocityB + 0.5 * kick;
-      c.seed = c.approachMid < -(m_settings.restingFactor * std::abs(kick) + m_settings.restingFloor);
+      const bool approaching = c.approachMid < -(m_settings.restingFactor * std::abs(kick) + m_settings.restingFloor);
+      if (!(cp.getDistance() <= m_settings.touchingDistance)) {
+        // A speculative point of a future impact: Bullet's pass would stop the
+        // body plastically at the surface; let it arrive and be reflected.
+        if (approaching) im.hidden.emplace_back(&cp, cp.m_distance1);
+        continue;
+      }
+      c.seed = approaching;
       const auto worldIndex = [](const btCollisionObject* o) {
         return static_cast<std::uint64_t>(static_cast<std::uint32_t>(o->getWorldArrayIndex()));
       };
