@@ -408,10 +408,12 @@ void ImpactResolver::Workspace::findDuplicates(ImpactResult& result) {
           same = false;
           break;
         }
+        // Compare M⁻¹Jᵀ, not J: rows that differ only along locked axes (a
+        // planar body's out-of-plane lever) act identically on admissible motion.
         const Index size = groups[static_cast<std::size_t>(row.terms[t].group)].size;
-        Eigen::Map<const VectorX> ci(coefficients.data() + row.terms[t].offset, size);
-        Eigen::Map<const VectorX> cj(coefficients.data() + other.terms[u].offset, size);
-        same = (ci - cj).norm() <= tolerance * std::max(ci.norm(), cj.norm());
+        Eigen::Map<const VectorX> wi(w.data() + row.terms[t].offset, size);
+        Eigen::Map<const VectorX> wj(w.data() + other.terms[u].offset, size);
+        same = (wi - wj).norm() <= tolerance * std::max(wi.norm(), wj.norm());
       }
       if (same) {
         row.representative = j;
