@@ -24,7 +24,8 @@ struct Analytic {
   MatrixX M;
   VectorX v0;
   int contacts = 0;
-  double gram = 0, gramFormula = 0, xi = 0;
+  double gram = 0, gramFormula = 0, xi = 0;  ///< at the touching configuration (the paper's).
+  double xiDetected = 0;                      ///< at the configuration Bullet detects the impact in.
   std::vector<VectorX> outcomes;  ///< one per ordering policy.
 };
 
@@ -35,10 +36,13 @@ struct BilliardsResult {
 };
 
 const std::vector<std::string> kHeader = {
-    "cell", "solver", "theta", "theta_deg", "contacts", "gram_ab", "gram_formula", "xi_analytic", "xi_sim",
+    "cell", "solver", "theta", "theta_deg", "contacts", "gram_ab", "gram_formula", "xi_analytic", "xi_detected", "xi_sim",
     "energy_ratio_1", "energy_ratio_2", "err_vs_analytic", "va_x", "va_y", "vb_x", "vb_y", "vc_x", "vc_y"};
 
-Analytic analyse(const scenes::BilliardsBreak& scene) {
+/// \p cueOffset: the cue ball's x at the detecting step (0 = touching, the
+/// paper's configuration; Bullet detects it φ·v·dt further on, which tilts the
+/// normals slightly).
+Analytic analyse(const scenes::BilliardsBreak& scene, double cueOffset) {
   const double half = scene.theta / 2;
   const auto massOf = [&](double r) { return scene.density * 4.0 / 3.0 * kPi * r * r * r; };
   const double ma = massOf(scene.ra), mb = massOf(scene.rb), mc = massOf(scene.rc);
@@ -52,7 +56,8 @@ Analytic analyse(const scenes::BilliardsBreak& scene) {
   out.contacts = abTouch ? 3 : 2;
   MatrixX J = MatrixX::Zero(out.contacts, 6);
   // Rows are d|x_i − x_j|/dt = n·(v_i − v_j), n the unit vector from j to i.
-  const Eigen::Vector2d nac = a.normalized(), nbc = b.normalized();
+  const Eigen::Vector2d c(cueOffset, 0);
+  const Eigen::Vector2d nac = (a - c).normalized(), nbc = (b - c).normalized();
   J.block<1, 2>(0, 0) = nac.transpose();
   J.block<1, 2>(0, 4) = -nac.transpose();
   J.block<1, 2>(1, 2) = nbc.transpose();
@@ -67,6 +72,7 @@ Analytic analyse(const scenes::BilliardsBreak& scene) {
   options.xiOrders = XiOrderSet::AllOrders;
   const ImpactResult result = resolveDense(out.M, out.v0, J, scene.cor, options);
   out.xi = result.xi;
+  out.xiDetected = result.xi;
   out.gram = result.gram.rows() >= 2 ? result.gram(0, 1) : std::nan("");
   out.gramFormula = std::cos(scene.theta) / std::sqrt((1 + mc / ma) * (1 + mc / mb));
   for (OrderingPolicy policy : {OrderingPolicy::MostApproaching, OrderingPolicy::LeastApproaching,
@@ -110,7 +116,10 @@ BilliardsResult runCell(const BilliardsCell& cell, const BilliardsOptions& optio
   scene.speed = options.speed;
   scene.cor = options.cor;
   BilliardsResult result;
-  result.analytic = analyse(scene);
+  result.analytic = analyse(scene, options.phase * options.speed / options.hz);
+  const Analytic touching = analyse(scene, 0);
+  result.analytic.xi = touching.xi;
+  result.analytic.gram = touching.gram;
   const Analytic& an = result.analytic;
   const double norm0 = kineticNorm(an.M, an.v0);
   result.v1 = simulate(cell, options, false, result.energy1);
@@ -151,7 +160,7 @@ StudyOutput runBilliards(const BilliardsOptions& options) {
     std::vector<std::string> row = {std::to_string(selected[k]), c.solver, formatNumber(c.theta),
                                     formatNumber(c.theta * 180 / kPi), std::to_string(r.analytic.contacts),
                                     formatNumber(r.analytic.gram), formatNumber(r.analytic.gramFormula),
-                                    formatNumber(r.analytic.xi), formatNumber(r.xiSim), formatNumber(r.energy1),
+                                    formatNumber(r.analytic.xi), formatNumber(r.analytic.xiDetected), formatNumber(r.xiSim), formatNumber(r.energy1),
                                     formatNumber(r.energy2), formatNumber(r.err)};
     for (Index i = 0; i < 6; ++i) row.push_back(formatNumber(r.v1(i)));
     out.table.rows.push_back(std::move(row));
@@ -164,8 +173,9 @@ StudyOutput runBilliards(const BilliardsOptions& options) {
     const double expectedEnergy = options.cor == 1 ? 1.0 : r.energy1;
     if (!(std::abs(r.energy1 - expectedEnergy) <= options.tolerance && std::abs(r.energy2 - expectedEnergy) <= options.tolerance))
       out.failures.push_back(fmt::format("{}: energy ratios {} and {} at COR 1", where, r.energy1, r.energy2));
-    if (r.analytic.contacts == 2 && !(std::abs(r.xiSim - r.analytic.xi) <= options.tolerance))
-      out.failures.push_back(fmt::format("{}: simulated xi {:.6g} vs analytic {:.6g}", where, r.xiSim, r.analytic.xi));
+    if (r.analytic.contacts == 2 && !(std::abs(r.xiSim - r.analytic.xiDetected) <= options.tolerance))
+      out.failures.push_back(fmt::format("{}: simulated xi {:.6g} vs analytic {:.6g} (detected geometry)", where,
+                                         r.xiSim, r.analytic.xiDetected));
   }
   return out;
 }

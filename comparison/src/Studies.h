@@ -47,7 +47,7 @@ struct CradleOptions : CommonOptions {
 /// Billiards study: ξ(θ) of the three-ball break, analytic and simulated.
 struct BilliardsOptions : CommonOptions {
   int thetaCount = 25;                     ///< θ values, evenly from the touching minimum to π.
-  double hz = 60;                          ///< step rate.
+  double hz = 600;                         ///< step rate.
   double phase = 0.5;                      ///< first-contact depth fraction.
   double speed = 1;                        ///< cue speed (m/s).
   double cor = 1;                          ///< combined coefficient of restitution.
