@@ -87,6 +87,13 @@ struct ImpactResolver::Workspace {
   std::vector<int> blockGroup;
   std::vector<Index> blockOffsetInGroup;
   std::vector<Scalar> inverseMass;
+  // Per joined group, C = M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺B: the part of a velocity that violates
+  // the joints (seed 004's P_c). Empty when there are no bilateral rows.
+  std::vector<Scalar> constraintProjector;
+  std::vector<Index> projectorOffset;
+  std::vector<Scalar> vConstraint;  // internal ordering
+  VectorX vConstraintProblem;       // problem ordering
+  bool anyProjector = false;
   std::vector<Row> rows;
   std::vector<Scalar> coefficients;
   std::vector<Scalar> w;  // M⁻¹ Jᵀ, same layout as coefficients
@@ -218,6 +225,9 @@ void ImpactResolver::Workspace::buildMetric() {
   blockOffsetInGroup.assign(blockCount, 0);
   groups.clear();
   inverseMass.clear();
+  constraintProjector.clear();
+  projectorOffset.clear();
+  anyProjector = false;
   dofs = p.dofCount();
 
   if (p.bilateralCount() == 0) {
@@ -257,6 +267,7 @@ void ImpactResolver::Workspace::buildMetric() {
       blockOffsetInGroup[b] = g.size;
       g.size += p.block(static_cast<int>(b)).size;
     }
+    projectorOffset.assign(groups.size(), -1);
     for (Group& g : groups) {
       g.offset = offset;
       offset += g.size;
@@ -297,6 +308,10 @@ void ImpactResolver::Workspace::buildMetric() {
         if (values[k] > cutoff) inverted[k] = 1 / values[k];
       const MatrixX schurPinv = eig.eigenvectors() * inverted.asDiagonal() * eig.eigenvectors().transpose();
       MatrixX projected = minv - minvBt * schurPinv * minvBt.transpose();
+      projectorOffset[gi] = static_cast<Index>(constraintProjector.size());
+      constraintProjector.resize(constraintProjector.size() + static_cast<std::size_t>(g.size * g.size));
+      Eigen::Map<MatrixX>(constraintProjector.data() + projectorOffset[gi], g.size, g.size) = minvBt * schurPinv * B;
+      anyProjector = true;
       minv = 0.5 * (projected + projected.transpose());
     }
   }
@@ -854,6 +869,24 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   ws.scratchC.resize(n);
   ws.v0.resize(static_cast<std::size_t>(n));
   ws.gather(ws.v0Problem.data(), ws.v0.data());
+  // The impact acts on the admissible motions only: a joint velocity error
+  // (B v ≠ 0, e.g. a mid-step gravity kick along a pendulum's string) is set
+  // aside and added back unchanged, so reflections conserve T_a exactly and
+  // T_c is untouched (seed 004: T = T_a + T_c).
+  ws.vConstraint.assign(static_cast<std::size_t>(n), 0);
+  if (ws.anyProjector) {
+    for (std::size_t gi = 0; gi < ws.groups.size(); ++gi) {
+      if (ws.projectorOffset[gi] < 0) continue;
+      const Group& g = ws.groups[gi];
+      Eigen::Map<const MatrixX> projector(ws.constraintProjector.data() + ws.projectorOffset[gi], g.size, g.size);
+      Eigen::Map<VectorX> violating(ws.vConstraint.data() + g.offset, g.size);
+      Eigen::Map<VectorX> velocity(ws.v0.data() + g.offset, g.size);
+      violating.noalias() = projector * velocity;
+      velocity -= violating;
+    }
+  }
+  ws.vConstraintProblem.resize(n);
+  ws.scatter(ws.vConstraint.data(), ws.vConstraintProblem.data());
   ws.v = ws.v0;
   ws.s.resize(ws.rows.size());
 
@@ -896,6 +929,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   }
   result.elasticVelocity.resize(n);
   ws.scatter(ws.v.data(), result.elasticVelocity.data());
+  result.elasticVelocity += ws.vConstraintProblem;
   result.energyElastic = problem.kineticEnergy(result.elasticVelocity);
 
   // One coefficient for the problem (rule documented in the header).
@@ -922,6 +956,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
     ws.solvePlastic(ws.v0.data(), plasticInternal.data(), ws.lambdaPlastic.data(), &result);
     result.plasticVelocity.resize(n);
     ws.scatter(plasticInternal.data(), result.plasticVelocity.data());
+    result.plasticVelocity += ws.vConstraintProblem;
     result.energyPlastic = problem.kineticEnergy(result.plasticVelocity);
     result.alpha = ws.blendAlpha(result.elasticVelocity, result.plasticVelocity, result.energyBefore,
                                  result.energyPlastic, restitution);
@@ -970,6 +1005,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
           for (int k = 0; k < ws.leafCount; ++k) {
             VectorX leaf(n);
             ws.scatter(ws.leaves.data() + static_cast<std::size_t>(k) * nn, leaf.data());
+            leaf += ws.vConstraintProblem;
             outcomes.push_back(finalFromElastic(leaf));
           }
         }
@@ -993,6 +1029,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
         }
         VectorX elastic(n);
         ws.scatter(velocity.data(), elastic.data());
+        elastic += ws.vConstraintProblem;
         outcomes.push_back(finalFromElastic(elastic));
       }
     }
