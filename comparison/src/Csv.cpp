@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <numeric>
+#include <tuple>
 #include <sstream>
 #include <stdexcept>
 
@@ -79,22 +80,22 @@ Table readCsv(const std::string& path) {
 
 Table mergeTables(const std::vector<Table>& tables) {
   if (tables.empty()) throw std::runtime_error("nothing to merge");
-  Table merged;
-  merged.header = tables.front().header;
-  for (const Table& table : tables) {
-    if (table.header != merged.header) throw std::runtime_error("cannot merge tables with different headers");
-    merged.rows.insert(merged.rows.end(), table.rows.begin(), table.rows.end());
+  const std::vector<std::string>& header = tables.front().header;
+  const std::size_t cell = tables.front().column("cell");
+  // (cell, table, row): a cell may own several rows (bounce), all from one shard.
+  std::vector<std::tuple<long long, std::size_t, std::size_t>> keys;
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    if (tables[t].header != header) throw std::runtime_error("cannot merge tables with different headers");
+    for (std::size_t r = 0; r < tables[t].rows.size(); ++r) keys.emplace_back(std::stoll(tables[t].rows[r][cell]), t, r);
   }
-  const std::size_t cell = merged.column("cell");
-  std::vector<std::pair<long long, std::size_t>> keys;
-  for (std::size_t i = 0; i < merged.rows.size(); ++i) keys.emplace_back(std::stoll(merged.rows[i][cell]), i);
   std::sort(keys.begin(), keys.end());
   for (std::size_t i = 1; i < keys.size(); ++i)
-    if (keys[i].first == keys[i - 1].first) throw std::runtime_error(fmt::format("cell {} appears twice", keys[i].first));
-  Table sorted;
-  sorted.header = merged.header;
-  for (const auto& key : keys) sorted.rows.push_back(std::move(merged.rows[key.second]));
-  return sorted;
+    if (std::get<0>(keys[i]) == std::get<0>(keys[i - 1]) && std::get<1>(keys[i]) != std::get<1>(keys[i - 1]))
+      throw std::runtime_error(fmt::format("cell {} appears in two inputs", std::get<0>(keys[i])));
+  Table merged;
+  merged.header = header;
+  for (const auto& [c, t, r] : keys) merged.rows.push_back(tables[t].rows[r]);
+  return merged;
 }
 
 std::string formatNumber(double value) { return fmt::format("{}", value); }

@@ -27,8 +27,9 @@ struct Table {
 void writeCsv(const Table& table, const std::string& path);
 /// Reads a table written by writeCsv. Throws std::runtime_error on a bad file.
 [[nodiscard]] Table readCsv(const std::string& path);
-/// Joins tables with identical headers, sorted by their `cell` column.
-/// Throws std::runtime_error on differing headers or a cell present twice.
+/// Joins tables with identical headers, sorted by their `cell` column (rows of
+/// one cell keep their order). Throws std::runtime_error on differing headers
+/// or a cell present in two inputs.
 [[nodiscard]] Table mergeTables(const std::vector<Table>& tables);
 
 /// Shortest text that reads back as the same double (fmt's default).
