@@ -1,6 +1,7 @@
 # Apex height per bounce, each solver at each COR; dashed: h * COR^(2k).
 load sprintf("%s/common.gp", scriptdir)
 set logscale y
+set format y "%g"
 set xlabel "bounce k"
 set ylabel "apex height (m)"
 set title "Bouncing ball: apex per bounce"
