@@ -80,8 +80,11 @@ TEST(HangingCradle, OnlyTheLastBallSwingsOut) {
       break;
   }
   ASSERT_TRUE(impacted);
+  // Resting balls keep at most 1 % of the impact speed: what Bullet's joint and
+  // resting-contact correction make of the overlaps the impact left.
+  const double impactSpeed = std::sqrt(2 * kGravity * scene.length * (1 - std::cos(scene.releaseAngle)));
   for (std::size_t i = 0; i + 1 < made.bodies.size(); ++i)
-    EXPECT_LT(made.bodies[i]->getLinearVelocity().length(), 1e-2) << "ball " << i;
+    EXPECT_LT(made.bodies[i]->getLinearVelocity().length(), 0.01 * impactSpeed) << "ball " << i;
   const double rise = made.bodies.back()->getWorldTransform().getOrigin().y() - made.bodies[2]->getWorldTransform().getOrigin().y();
   const double expectedRise = scene.length * (1 - std::cos(scene.releaseAngle));
   EXPECT_NEAR(rise / expectedRise, 1, 0.01);

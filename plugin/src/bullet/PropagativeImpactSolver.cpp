@@ -11,6 +11,8 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "propimpact/core/Errors.h"
@@ -61,11 +63,28 @@ struct Candidate {
   Vector3 offsetB;
   Scalar bias = 0;          // kinematic / static partner's normal velocity term
   Scalar kick = 0;          // J Δv_ext
+  Scalar forcing = 0;       // largest external kick along the normal
   Scalar approachMid = 0;   // J v_mid + b
   bool seed = false;
   std::uint64_t key = 0;
   int contact = -1;         // index in the current problem
 };
+
+struct PairHash {
+  std::size_t operator()(const std::pair<const void*, const void*>& p) const noexcept {
+    return std::hash<const void*>()(p.first) * 31u ^ std::hash<const void*>()(p.second);
+  }
+};
+using BodyPair = std::pair<const void*, const void*>;
+
+BodyPair pairOf(const btCollisionObject* a, const btCollisionObject* b) {
+  return a < b ? BodyPair(a, b) : BodyPair(b, a);
+}
+
+void disablePositionCorrection(btManifoldPoint& cp) {
+  cp.m_contactPointFlags |= BT_CONTACT_FLAG_HAS_CONTACT_ERP;
+  cp.m_contactERP = 0;
+}
 
 int findRoot(std::vector<int>& parent, int x) {
   while (parent[static_cast<std::size_t>(x)] != x) {
@@ -92,6 +111,11 @@ struct PropagativeImpactSolver::Impl {
   btAlignedObjectArray<btSolverConstraint> jointRows;
   std::uint64_t passCounter = 0;
   int substep = 0;
+  // Body pairs that took part in an impact and have stayed in contact since,
+  // with the last pass that saw them touching: their overlap is never pushed
+  // out through a velocity (manifolds such as sphere–sphere are rebuilt every
+  // frame, so a per-point flag would not persist).
+  std::unordered_map<BodyPair, std::uint64_t, PairHash> impactedPairs;
 };
 
 PropagativeImpactSolver::PropagativeImpactSolver(std::size_t callerScalarSize) : m_impl(std::make_unique<Impl>()) {
@@ -121,6 +145,8 @@ void PropagativeImpactSolver::prepareSolve(int numBodies, int numManifolds) {
   m_impl->substep = m_report.substeps;
   ++m_report.substeps;
   ++m_impl->passCounter;
+  for (auto it = m_impl->impactedPairs.begin(); it != m_impl->impactedPairs.end();)
+    it = it->second + 1 < m_impl->passCounter ? m_impl->impactedPairs.erase(it) : std::next(it);
 }
 
 btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds,
@@ -219,25 +245,42 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
       const Scalar velocityA = c.normal.dot(pointVelocity(objectA, c.offsetA));
       const Scalar velocityB = c.normal.dot(pointVelocity(objectB, c.offsetB));
       Scalar kick = 0;
+      Scalar kickA = 0;
+      Scalar kickB = 0;
       if (a >= 0) {
         const BodyState& st = im.states[static_cast<std::size_t>(a)];
-        kick += c.normal.dot(st.kickLinear + st.kickAngular.cross(c.offsetA));
+        kickA = c.normal.dot(st.kickLinear + st.kickAngular.cross(c.offsetA));
       }
       if (b >= 0) {
         const BodyState& st = im.states[static_cast<std::size_t>(b)];
-        kick -= c.normal.dot(st.kickLinear + st.kickAngular.cross(c.offsetB));
+        kickB = c.normal.dot(st.kickLinear + st.kickAngular.cross(c.offsetB));
       }
+      kick = kickA - kickB;
       c.kick = kick;
+      // Boxes in a stack share gravity's kick, so their relative kick is zero
+      // although gravity presses them together: the body's own kick counts too.
+      const Scalar forcing = std::max({std::abs(kick), std::abs(kickA), std::abs(kickB)});
       c.bias = (a < 0 ? velocityA : 0) - (b < 0 ? velocityB : 0);
       c.approachMid = velocityA - velocityB + 0.5 * kick;
-      const bool approaching = c.approachMid < -(m_settings.restingFactor * std::abs(kick) + m_settings.restingFloor);
+      const bool approaching = c.approachMid < -(m_settings.restingFactor * forcing + m_settings.restingFloor);
       if (!(cp.getDistance() <= m_settings.touchingDistance)) {
         // A speculative point of a future impact: Bullet's pass would stop the
         // body plastically at the surface; let it arrive and be reflected.
-        if (approaching) im.hidden.emplace_back(&cp, cp.m_distance1);
+        if (approaching && !(cp.m_appliedImpulse > 0)) im.hidden.emplace_back(&cp, cp.m_distance1);
         continue;
       }
-      c.seed = approaching;
+      // A point that carried Bullet's resting impulse last step is in
+      // persistent contact (a stack's residual approach is the iterative
+      // pass's error, not an impact); an impact can still reach it.
+      c.seed = approaching && !(cp.m_appliedImpulse > 0);
+      c.forcing = forcing;
+      if (!im.impactedPairs.empty()) {
+        const auto found = im.impactedPairs.find(pairOf(objectA, objectB));
+        if (found != im.impactedPairs.end()) {
+          found->second = im.passCounter;
+          disablePositionCorrection(cp);
+        }
+      }
       const auto worldIndex = [](const btCollisionObject* o) {
         return static_cast<std::uint64_t>(static_cast<std::uint32_t>(o->getWorldArrayIndex()));
       };
@@ -289,13 +332,13 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     }
   }
 
-  // Bullet's own pass: resting contact, friction, joints, limits, motors. No
-  // second restitution, and split impulse for every overlap so that position
-  // correction never changes real velocities.
+  // Bullet's own pass: resting contact, friction, joints, limits, motors,
+  // with the world's settings but no second restitution. (Split impulse for
+  // every overlap would keep position correction out of all velocities, but at
+  // Bullet's default iteration count it lets a 10-box stack sink through
+  // itself; impact points get ERP 0 instead, see resolveComponent.)
   btContactSolverInfo restingInfo = info;
   restingInfo.m_restitutionVelocityThreshold = BT_LARGE_FLOAT;
-  restingInfo.m_splitImpulse = 1;
-  restingInfo.m_splitImpulsePenetrationThreshold = BT_LARGE_FLOAT;
   for (auto& [point, distance] : im.hidden) {
     (void)distance;
     point->m_distance1 = BT_LARGE_FLOAT;
@@ -474,7 +517,15 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
       separation += Eigen::Map<const Vector6>(problem.rowData() + t.coefficientOffset).dot(r.velocity.segment<6>(layout.velocityOffset));
     }
     const Scalar endOfStep = separation + 0.5 * c.kick;
-    if (endOfStep >= 0) im.hidden.emplace_back(c.point, c.point->m_distance1);
+    if (endOfStep > m_settings.restingFactor * c.forcing + m_settings.restingFloor) {
+      im.hidden.emplace_back(c.point, c.point->m_distance1);
+    } else {
+      // It stays in contact: Bullet's pass supports it, but never pushes its
+      // overlap out through a velocity (that would add energy), now or in
+      // later steps while the pair stays in contact.
+      disablePositionCorrection(*c.point);
+      im.impactedPairs[pairOf(c.objectA, c.objectB)] = im.passCounter;
+    }
     if (report) {
       ContactReport cr;
       cr.bodyA = c.objectA;

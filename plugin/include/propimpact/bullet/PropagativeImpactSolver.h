@@ -11,15 +11,21 @@
 /// \endcode
 ///
 /// Per island (solveGroup) it: takes half of this step's external-force kick;
-/// finds impact contacts (approaching faster than the Zeno threshold) and grows
-/// a cluster from them as the propagation reaches touching contacts; resolves
-/// each cluster with the core (restitution from m_combinedRestitution,
-/// kinematic bodies entering as constant terms, joints as the admissible
-/// metric); and hands everything else to Bullet's sequential-impulse pass —
-/// resting contact, friction, joints, limits, motors — with restitution off,
-/// the impact contacts left out (they separate by themselves, so no position
-/// correction adds energy) and split impulse for every other overlap, which
-/// then adds the second half of the kick.
+/// finds impact contacts (approaching faster than the Zeno threshold, and not
+/// carrying last step's resting impulse) and grows a cluster from them as the
+/// propagation reaches touching contacts; resolves each cluster with the core
+/// (restitution from m_combinedRestitution, kinematic bodies entering as
+/// constant terms, joints as the admissible metric); and hands everything else
+/// to Bullet's sequential-impulse pass — resting contact, friction, joints,
+/// limits, motors — which adds the second half of the kick. In that pass there
+/// is no second restitution; impact contacts that separate by themselves are
+/// left out (no friction, no position correction during an impact: the
+/// paper's impacts are frictionless); impact contacts that stay in contact get
+/// ERP 0 for as long as the pair stays touching, so their overlap is never
+/// pushed out through a velocity; approaching speculative points are left out
+/// so that a body arrives and is reflected rather than being stopped
+/// plastically at the surface. Impact impulses are reported in
+/// lastStepReport(), not in m_appliedImpulse (Bullet would warm-start them).
 
 #include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
 

@@ -25,9 +25,11 @@ struct SolverSettings {
   int analysisContactLimit = 16;
   /// A manifold point is touching when its distance is at most this (metres).
   double touchingDistance = 1e-4;
-  /// Zeno rule (SPEC §7): a contact is an impact when it approaches faster
-  /// than restingFactor·|J Δv_ext| (this step's external forces alone) plus
-  /// restingFloor. 0.5 is the mid-step approach that gravity alone produces.
+  /// Zeno rule (SPEC §7): a contact is an impact when its mid-step approach
+  /// exceeds restingFactor·f + restingFloor, f the largest of |J Δv_ext| and
+  /// each body's own kick along the normal (this step's external forces
+  /// alone; a stack shares gravity's kick, so the relative one is zero).
+  /// 0.5 is the mid-step approach that gravity alone produces.
   double restingFactor = 0.5;
   /// Absolute floor of the Zeno threshold (m/s); zero gravity uses only this.
   double restingFloor = 1e-9;
