@@ -78,7 +78,7 @@ SceneBodies build(World& world, const HangingCradle& scene) {
   SceneBodies out;
   const double pitch = 2 * scene.radius + scene.spacing;
   for (int i = 0; i < scene.count; ++i) {
-    const btVector3 anchor(btScalar(i * pitch), btScalar(scene.length), 0);
+    const btVector3 anchor = scene.origin + btVector3(btScalar(i * pitch), btScalar(scene.length), 0);
     const double angle = i == 0 ? scene.releaseAngle : 0.0;
     const btVector3 position = anchor + btVector3(btScalar(-scene.length * std::sin(angle)),
                                                   btScalar(-scene.length * std::cos(angle)), 0);

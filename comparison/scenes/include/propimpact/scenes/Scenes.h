@@ -61,9 +61,11 @@ struct HangingCradle {
   double releaseAngle = 0.5;  ///< initial angle of the first ball (rad).
   double cor = 1;             ///< combined coefficient of restitution.
   double spacing = 0;         ///< extra gap between hanging balls (m); > 0 gives a no-touch control.
+  btVector3 origin{0, 0, 0};  ///< offset of the whole cradle (m): several independent cradles in one world.
 };
 /// Adds a HangingCradle; bodies are the balls from −x to +x. Anchors are at
-/// y = length above each ball's rest position.
+/// y = length above each ball's rest position; the first anchor is at
+/// origin + (0, length, 0).
 SceneBodies build(World& world, const HangingCradle& scene);
 
 /// A sphere dropped onto a static box floor whose top face is y = 0, gravity −9.81 y.
