@@ -180,8 +180,24 @@ inline void build(const std::uint8_t* data, std::size_t size, Case& out) {
     for (int k = 0; k < count; ++k) {
       const int a = in.u16() % blocks;
       const int b = blocks > 1 && in.chance(2) ? (a + 1 + in.u16() % (blocks - 1)) % blocks : kNoBlock;
-      const VectorX ca = freshCoefficients(a, 1);
-      const VectorX cb = b == kNoBlock ? VectorX() : freshCoefficients(b, -1);
+      VectorX ca = freshCoefficients(a, 1);
+      VectorX cb = b == kNoBlock ? VectorX() : freshCoefficients(b, -1);
+      if (!in.chance(8)) {
+        // A joint usually has no velocity error before the impact; one that
+        // has it carries a prescribed motion through (see check()).
+        const VectorX va = p.velocity().segment(p.block(a).velocityOffset, ca.size());
+        const VectorX vb = b == kNoBlock ? VectorX() : VectorX(p.velocity().segment(p.block(b).velocityOffset, cb.size()));
+        const Scalar vv = va.squaredNorm() + vb.squaredNorm();
+        if (vv > 0) {
+          const Scalar error = (ca.dot(va) + (b == kNoBlock ? Scalar(0) : cb.dot(vb))) / vv;
+          const VectorX projectedA = ca - error * va;
+          const VectorX projectedB = b == kNoBlock ? VectorX() : VectorX(cb - error * vb);
+          if (projectedA.squaredNorm() + projectedB.squaredNorm() > 1e-6 * (ca.squaredNorm() + cb.squaredNorm())) {
+            ca = projectedA;
+            cb = projectedB;
+          }
+        }
+      }
       p.addBilateralRow(a, ca, b, cb);
     }
   }
@@ -390,6 +406,14 @@ inline std::string check(const ImpactProblem& p, const ResolveOptions& o, const 
   bool prescribedMotion = false;
   for (int i = 0; i < m; ++i)
     if (d[i] > 0 && std::abs(seen[i]) / std::sqrt(d[i]) > tol.feasibility * scale) prescribedMotion = true;
+  if (p.bilateralCount() > 0) {
+    const MatrixX bj = p.denseBilateralJacobian();
+    const VectorX error = bj * v0;
+    for (Index k = 0; k < bj.rows(); ++k) {
+      const Scalar dk = bj.row(k) * minv * bj.row(k).transpose();
+      if (dk > 0 && std::abs(error[k]) / std::sqrt(dk) > tol.feasibility * scale) prescribedMotion = true;
+    }
+  }
   // Prescribed motion can leave no feasible outcome at all (nothing can move
   // it); the report must then say how far off the plastic solve stayed.
   if (prescribedMotion) allowed = std::max(allowed, 2 * r.plasticResidual);
