@@ -65,18 +65,23 @@ TEST(FrictionDuringImpact, ElasticImpactLeavesTangentialVelocityAndSpinAlone) {
     if (solver.lastStepReport().clusters.empty()) continue;
     ++bounces;
     const btVector3 after = t.ball->getLinearVelocity();
-    const double speed = double(v.length());
-    EXPECT_NEAR(after.x(), v.x(), kVelocityTolerance * speed) << "bounce " << bounces;
-    EXPECT_NEAR(after.z(), v.z(), kVelocityTolerance * speed) << "bounce " << bounces;
-    EXPECT_NEAR(after.y(), -v.y(), kVelocityTolerance * speed) << "bounce " << bounces;
-    EXPECT_NEAR((t.ball->getAngularVelocity() - w).length(), 0, kVelocityTolerance * speed) << "bounce " << bounces;
+    // Bullet computes the contact normal in btScalar: its round-off tilts the
+    // impulse (2|v_n|) by that much, which is what the tangential components
+    // and the spin may show (about 7e-5 m/s in single precision).
+    const double impulse = 2 * std::abs(double(v.y()));
+    EXPECT_NEAR(after.x(), v.x(), kVelocityTolerance * impulse) << "bounce " << bounces;
+    EXPECT_NEAR(after.z(), v.z(), kVelocityTolerance * impulse) << "bounce " << bounces;
+    EXPECT_NEAR(after.y(), -v.y(), kVelocityTolerance * impulse) << "bounce " << bounces;
+    EXPECT_NEAR((t.ball->getAngularVelocity() - w).length(), 0, kVelocityTolerance * impulse / kRadius)
+        << "bounce " << bounces;
     fmt::print("COR 1 bounce {}: v ({:+.6f}, {:+.6f}) -> ({:+.6f}, {:+.6f}), spin {:+.6f} -> {:+.6f}\n", bounces,
                v.x(), v.y(), after.x(), after.y(), w.z(), t.ball->getAngularVelocity().z());
   }
   EXPECT_EQ(bounces, 5);
-  // Between bounces nothing touches: horizontal speed and spin are the thrown ones.
-  EXPECT_NEAR(t.ball->getLinearVelocity().x(), 2, kVelocityTolerance * 4);
-  EXPECT_NEAR(t.ball->getAngularVelocity().z(), spin.z(), kVelocityTolerance * 4);
+  // Between bounces nothing touches: horizontal speed and spin are the thrown
+  // ones, up to five bounces' worth of the normal's round-off (impulse ≈ 11 N·s).
+  EXPECT_NEAR(t.ball->getLinearVelocity().x(), 2, 5 * kVelocityTolerance * 11);
+  EXPECT_NEAR(t.ball->getAngularVelocity().z(), spin.z(), 5 * kVelocityTolerance * 11 / kRadius);
 }
 
 TEST(FrictionDuringImpact, PlasticLandingFrictionOnlyFromTheRestingImpulse) {

@@ -87,8 +87,15 @@ PaddleHit hitWithPaddle(double speed, double cor) {
     motion.advance(kDt);
     world.step(kDt);
     const StepReport& report = testing::propagative(world).lastStepReport();
-    if (!report.clusters.empty()) {
-      EXPECT_FALSE(out.impacted) << "a second impact at step " << k;
+    if (!report.clusters.empty() && out.impacted) {
+      // After a plastic hit (COR 0) the ball rides on the paddle. The paddle's
+      // derived velocity carries the round-off of its poses divided by Δt
+      // (about 6e-6 m/s in single precision), and in zero gravity any approach
+      // is an impact: such follow-ups are allowed, but only at that size.
+      for (const ClusterReport& cluster : report.clusters)
+        for (const ContactReport& contact : cluster.contacts)
+          EXPECT_LT(contact.impulse, 1e-4) << "a second impact at step " << k;
+    } else if (!report.clusters.empty()) {
       out.impacted = true;
       const ClusterReport& cluster = report.clusters.front();
       out.reportedBodies = cluster.bodies.size();
