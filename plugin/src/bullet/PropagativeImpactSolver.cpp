@@ -377,7 +377,12 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
     const btRigidBody* rb = st.body;
     RigidBodyInput input;
     input.inverseMass = rb->getInvMass();
-    input.inverseInertiaWorld = toEigen(rb->getInvInertiaTensorWorld());
+    // R·diag(I⁻¹)·Rᵀ is symmetric by construction; Bullet evaluates it in
+    // btScalar, and in single precision its rounding (~1e-7 relative) fails
+    // the core's 1e-9 symmetry check, which would drop every rotated body
+    // from the impact. Take its symmetric part.
+    const Matrix3 inverseInertia = toEigen(rb->getInvInertiaTensorWorld());
+    input.inverseInertiaWorld = 0.5 * (inverseInertia + inverseInertia.transpose());
     input.linearVelocity = toEigen(rb->getLinearVelocity()) + 0.5 * st.kickLinear;
     input.angularVelocity = toEigen(rb->getAngularVelocity()) + 0.5 * st.kickAngular;
     input.linearFactor = toEigen(rb->getLinearFactor());
