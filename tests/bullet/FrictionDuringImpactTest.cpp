@@ -7,8 +7,9 @@
 //    impact step the tangential velocity and the spin are unchanged (to
 //    round-off) and the normal velocity is exactly reversed (the reflection
 //    sits between two half gravity kicks). Bounce after bounce the ball keeps
-//    its horizontal speed and its spin; with Bullet's stock solver the first
-//    impact alone would take up to μ times the impact impulse out of it.
+//    its horizontal speed and its spin. (Bullet's stock solver, same throw:
+//    through the first impact v_x drops from 2 to 1.21 m/s — the ball is
+//    rolling — and the normal speed from 5.33 to 3.90 m/s.)
 //  - COR 0, the same throw: the impact removes the normal velocity; the
 //    contact then stays closed and Bullet's pass supports it in the same step,
 //    with friction bounded by μ times that step's resting impulse (about
