@@ -219,4 +219,40 @@ SceneBodies build(World& world, const BoxStack& scene) {
   return out;
 }
 
+SceneBodies build(World& world, const Gas& scene) {
+  require(scene.count >= 0 && scene.radius > 0 && scene.mass > 0 && scene.halfSize > 0 && scene.speed >= 0,
+          "Gas: bad parameter");
+  int perAxis = 1;
+  while (perAxis * perAxis * perAxis < scene.count) ++perAxis;
+  const double spacing = 2 * scene.halfSize / perAxis;
+  require(spacing > 2 * scene.radius, "Gas: spheres do not fit the box");
+  world.setGravity(btVector3(0, 0, 0));
+  BodySpec wall;
+  wall.mass = 0;
+  wall.restitution = bodyRestitution(scene.cor);
+  wall.friction = 0;
+  const double thickness = 0.5;
+  const btScalar outer = btScalar(scene.halfSize + 2 * thickness);
+  for (int axis = 0; axis < 3; ++axis)
+    for (int sign = -1; sign <= 1; sign += 2) {
+      btVector3 halfExtents{outer, outer, outer};
+      halfExtents[axis] = btScalar(thickness);
+      wall.position = btVector3(0, 0, 0);
+      wall.position[axis] = btScalar(sign * (scene.halfSize + thickness));
+      world.addBox(halfExtents, wall);
+    }
+  SceneBodies out;
+  std::uint64_t state = scene.seed;
+  for (int i = 0; i < scene.count; ++i) {
+    const int ix = i % perAxis, iy = (i / perAxis) % perAxis, iz = i / (perAxis * perAxis);
+    const auto at = [&](int k) { return btScalar(-scene.halfSize + spacing * (k + 0.5)); };
+    BodySpec spec = ball(scene.mass, btVector3(at(ix), at(iy), at(iz)), scene.cor);
+    const double z = 2 * uniform(state) - 1, phi = 2 * kPi * uniform(state), rho = std::sqrt(1 - z * z);
+    spec.linearVelocity = btVector3(btScalar(scene.speed * rho * std::cos(phi)), btScalar(scene.speed * rho * std::sin(phi)),
+                                    btScalar(scene.speed * z));
+    out.bodies.push_back(world.addSphere(btScalar(scene.radius), spec));
+  }
+  return out;
+}
+
 }  // namespace propimpact::scenes

@@ -140,4 +140,21 @@ struct BoxStack {
 /// Adds a BoxStack; bodies from the bottom up.
 SceneBodies build(World& world, const BoxStack& scene);
 
+/// A frictionless gas: equal spheres in a closed static cubic box (six box
+/// walls, inner faces at ±halfSize), zero gravity. The spheres start on a
+/// cubic grid filling the box, each moving at \p speed in a random direction
+/// (splitmix64 from \p seed), without rotation. At COR 1 its kinetic energy
+/// is an invariant.
+struct Gas {
+  int count = 100;            ///< spheres (≥ 0; the grid has ceil(∛count) per axis).
+  double radius = 0.25;       ///< m; must fit the grid (spacing 2·halfSize/perAxis > 2·radius).
+  double mass = 1;            ///< kg.
+  double halfSize = 3;        ///< half the box's inner side (m).
+  double speed = 1;           ///< initial speed of every sphere (m/s).
+  double cor = 1;             ///< combined coefficient of restitution (walls too).
+  std::uint32_t seed = 1;     ///< direction seed.
+};
+/// Adds a Gas; bodies are the spheres in creation order.
+SceneBodies build(World& world, const Gas& scene);
+
 }  // namespace propimpact::scenes
