@@ -103,6 +103,10 @@ struct PropagativeImpactSolver::Impl {
   ResolveOptions options;
   std::vector<BodyState> states;
   std::vector<Candidate> candidates;
+  std::vector<Candidate> speculative;  // unloaded speculative points, judged after the impacts
+  std::vector<std::pair<btManifoldPoint*, std::pair<int, btScalar>>> unpushed;  // separating points: flags, ERP to restore
+  std::vector<btPersistentManifold*> passManifolds;    // what Bullet's pass sees: none touching a rejected body
+  std::vector<btTypedConstraint*> passConstraints;
   std::vector<int> parent;
   std::vector<char> componentHasSeed;
   std::vector<int> componentMembers;
@@ -209,6 +213,10 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
   // mid-step approach exceeds what this step's external forces alone produce.
   im.candidates.clear();
   im.hidden.clear();
+  im.speculative.clear();
+  im.unpushed.clear();
+  im.passManifolds.clear();
+  im.passConstraints.clear();
   for (int k = 0; k < numManifolds; ++k) {
     btPersistentManifold* manifold = manifolds[k];
     const btCollisionObject* objectA = manifold->getBody0();
@@ -217,14 +225,11 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     const int b = dynamicIndex(objectB);
     const bool badA = a >= 0 && im.states[static_cast<std::size_t>(a)].excluded;
     const bool badB = b >= 0 && im.states[static_cast<std::size_t>(b)].excluded;
-    if (badA || badB) {
-      // Keep a rejected body's NaN or negative mass away from its neighbours.
-      for (int j = 0; j < manifold->getNumContacts(); ++j) {
-        btManifoldPoint& cp = manifold->getContactPoint(j);
-        im.hidden.emplace_back(&cp, cp.m_distance1);
-      }
-      continue;
-    }
+    // Keep a rejected body's NaN or negative mass away from its neighbours:
+    // its manifolds stay out of Bullet's pass too (a hidden point's row would
+    // still carry a NaN relative velocity into the neighbour).
+    if (badA || badB) continue;
+    im.passManifolds.push_back(manifold);
     if (a == -2 || b == -2 || (a < 0 && b < 0)) continue;
     if ((a >= 0 && !im.states[static_cast<std::size_t>(a)].usable) ||
         (b >= 0 && !im.states[static_cast<std::size_t>(b)].usable))
@@ -266,13 +271,23 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
       if (!(cp.getDistance() <= m_settings.touchingDistance)) {
         // A speculative point of a future impact: Bullet's pass would stop the
         // body plastically at the surface; let it arrive and be reflected.
-        if (approaching && !(cp.m_appliedImpulse > 0)) im.hidden.emplace_back(&cp, cp.m_distance1);
+        // Judged after this step's impacts, which may send a body towards it.
+        if (!(cp.m_appliedImpulse > 0)) {
+          c.forcing = forcing;
+          im.speculative.push_back(c);
+        }
         continue;
       }
       // A point that carried Bullet's resting impulse last step is in
       // persistent contact (a stack's residual approach is the iterative
       // pass's error, not an impact); an impact can still reach it.
       c.seed = approaching && !(cp.m_appliedImpulse > 0);
+      // A touching point that already separates needs no push: Bullet's pass
+      // would push a grazing pair's overlap out at erp·depth/dt and add energy.
+      if (c.approachMid > m_settings.restingFactor * forcing + m_settings.restingFloor) {
+        im.unpushed.push_back({&cp, {cp.m_contactPointFlags, cp.m_contactERP}});
+        disablePositionCorrection(cp);
+      }
       c.forcing = forcing;
       if (!im.impactedPairs.empty()) {
         const auto found = im.impactedPairs.find(pairOf(objectA, objectB));
@@ -331,6 +346,11 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
       resolveComponent(root, bodies, numBodies, constraints, numConstraints, info);
     }
   }
+  for (const Candidate& c : im.speculative) {
+    const Scalar approach = c.normal.dot(pointVelocity(c.objectA, c.offsetA) - pointVelocity(c.objectB, c.offsetB)) + 0.5 * c.kick;
+    if (approach < -(m_settings.restingFactor * c.forcing + m_settings.restingFloor))
+      im.hidden.emplace_back(c.point, c.point->m_distance1);
+  }
 
   // Bullet's own pass: resting contact, friction, joints, limits, motors,
   // with the world's settings but no second restitution. (Split impulse for
@@ -343,15 +363,27 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     (void)distance;
     point->m_distance1 = BT_LARGE_FLOAT;
   }
+  for (int k = 0; k < numConstraints; ++k) {
+    const int a = dynamicIndex(&constraints[k]->getRigidBodyA());
+    const int b = dynamicIndex(&constraints[k]->getRigidBodyB());
+    if ((a >= 0 && im.states[static_cast<std::size_t>(a)].excluded) || (b >= 0 && im.states[static_cast<std::size_t>(b)].excluded))
+      continue;
+    im.passConstraints.push_back(constraints[k]);
+  }
   for (int i = 0; i < numBodies; ++i) bodies[i]->setCompanionId(-1);
   const btScalar residual = btSequentialImpulseConstraintSolver::solveGroup(
-      bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, restingInfo, debugDrawer, dispatcher);
+      bodies, numBodies, im.passManifolds.data(), static_cast<int>(im.passManifolds.size()), im.passConstraints.data(),
+      static_cast<int>(im.passConstraints.size()), restingInfo, debugDrawer, dispatcher);
   for (auto& [point, distance] : im.hidden) {
     point->m_distance1 = distance;
     // Impact impulses stay out of warm starting; they are in the report.
     point->m_appliedImpulse = 0;
     point->m_appliedImpulseLateral1 = 0;
     point->m_appliedImpulseLateral2 = 0;
+  }
+  for (auto& [point, saved] : im.unpushed) {
+    point->m_contactPointFlags = saved.first;
+    point->m_contactERP = saved.second;
   }
   if (m_settings.keepReport) {
     for (const Candidate& c : im.candidates)
@@ -529,8 +561,12 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
       // overlap out through a velocity (that would add energy), now or in
       // later steps while the pair stays in contact.
       disablePositionCorrection(*c.point);
-      im.impactedPairs[pairOf(c.objectA, c.objectB)] = im.passCounter;
     }
+    // Either way the pair is remembered: one that separates more slowly than
+    // its overlap (a wall contact in a cluster that ends at 4 cm/s with 1 cm
+    // of overlap) still overlaps next step, where Bullet's pass would push it
+    // out at erp·depth/dt and add energy.
+    im.impactedPairs[pairOf(c.objectA, c.objectB)] = im.passCounter;
     if (report) {
       ContactReport cr;
       cr.bodyA = c.objectA;
