@@ -92,7 +92,7 @@ struct ImpactResolver::Workspace {
   std::vector<Scalar> constraintProjector;
   std::vector<Index> projectorOffset;
   std::vector<Scalar> vConstraint;  // internal ordering
-  VectorX vConstraintProblem;       // problem ordering
+  mutable std::vector<Scalar> vConstraintProblemStorage;  // problem ordering, see problemVector()
   bool anyProjector = false;
   std::vector<Row> rows;
   std::vector<Scalar> coefficients;
@@ -136,7 +136,20 @@ struct ImpactResolver::Workspace {
   std::vector<int> scratchSequence;
 
   // Problem-ordered scratch.
-  VectorX scratchA, scratchB, scratchC, v0Problem;
+  // Storage of problem-ordered vectors of size dofs: Eigen's own vectors
+  // would reallocate whenever the cluster size changes, these keep capacity.
+  mutable std::vector<Scalar> scratchAStorage, scratchBStorage, scratchCStorage, v0ProblemStorage;
+  Eigen::Map<VectorX> problemVector(std::vector<Scalar>& storage) const {
+    if (storage.size() < static_cast<std::size_t>(dofs)) storage.resize(static_cast<std::size_t>(dofs));
+    return Eigen::Map<VectorX>(storage.data(), dofs);
+  }
+
+  // Reused buffers (no allocation once capacities have grown).
+  std::vector<Scalar> capped;
+  std::vector<int> unionParent, rootGroup, members;
+  std::vector<Scalar> bufferB, bufferMinvBt, bufferSchur, bufferScaled, bufferPinv, bufferMinvBtPinv, bufferCorrection;
+  Eigen::SelfAdjointEigenSolver<MatrixX> schurEigen;             // groups with more than kAnalysisMax joint rows
+  Eigen::SelfAdjointEigenSolver<SmallMatrix> smallSchurEigen;     // the rest: no heap (dynamic Householder workspaces allocate)
 
   // Enumeration.
   std::vector<Scalar> enumerationStack;
@@ -188,7 +201,10 @@ struct ImpactResolver::Workspace {
   void solvePlastic(const Scalar* start, Scalar* out, Scalar* lambda, ImpactResult* stats);
   Scalar blendAlpha(const VectorX& elastic, const VectorX& plastic, Scalar energyBefore, Scalar energyPlastic,
                     Scalar restitution) const;
-  Scalar kineticInner(const VectorX& a, const VectorX& b) const;
+  Scalar kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b) const;
+  /// ½ vᵀ M v, the same arithmetic as ImpactProblem::kineticEnergy without its per-block temporaries.
+  Scalar kineticEnergy(const Eigen::Ref<const VectorX>& velocity) const { return 0.5 * kineticInner(velocity, velocity); }
+  mutable std::vector<Scalar> massTimes;
 
   void analyse(ImpactResult& result);
   void enumerate(int level, int last);
@@ -244,7 +260,8 @@ void ImpactResolver::Workspace::buildMetric() {
     }
   } else {
     // Union-find over blocks joined by bilateral rows.
-    std::vector<int> parent(blockCount);
+    std::vector<int>& parent = unionParent;
+    parent.resize(blockCount);
     std::iota(parent.begin(), parent.end(), 0);
     const auto find = [&](int x) {
       while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
@@ -254,7 +271,7 @@ void ImpactResolver::Workspace::buildMetric() {
       const RowLayout& row = p.bilateral(i);
       if (row.terms[1].block != kNoBlock) parent[static_cast<std::size_t>(find(row.terms[0].block))] = find(row.terms[1].block);
     }
-    std::vector<int> rootGroup(blockCount, -1);
+    rootGroup.assign(blockCount, -1);
     Index offset = 0;
     for (std::size_t b = 0; b < blockCount; ++b) {
       const int root = find(static_cast<int>(b));
@@ -283,13 +300,21 @@ void ImpactResolver::Workspace::buildMetric() {
       target.block(blockOffsetInGroup[b], blockOffsetInGroup[b], layout.size, layout.size) =
           Eigen::Map<const MatrixX>(p.inverseMassData() + layout.matrixOffset, layout.size, layout.size);
     }
+    // Every matrix below is a Map over a reused buffer, so that a step whose
+    // groups have the sizes of an earlier step allocates nothing.
+    const auto buffer = [](std::vector<Scalar>& storage, Index rows, Index cols) {
+      if (storage.size() < static_cast<std::size_t>(rows * cols)) storage.resize(static_cast<std::size_t>(rows * cols));
+      return Eigen::Map<MatrixX>(storage.data(), rows, cols);
+    };
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
       const Group& g = groups[gi];
-      std::vector<int> members;
+      members.clear();
       for (int i = 0; i < p.bilateralCount(); ++i)
         if (blockGroup[static_cast<std::size_t>(p.bilateral(i).terms[0].block)] == static_cast<int>(gi)) members.push_back(i);
       if (members.empty()) continue;
-      MatrixX B = MatrixX::Zero(static_cast<Index>(members.size()), g.size);
+      const auto rowCount = static_cast<Index>(members.size());
+      Eigen::Map<MatrixX> B = buffer(bufferB, rowCount, g.size);
+      B.setZero();
       for (std::size_t r = 0; r < members.size(); ++r)
         for (const RowTerm& t : p.bilateral(members[r]).terms) {
           if (t.block == kNoBlock) continue;
@@ -298,21 +323,40 @@ void ImpactResolver::Workspace::buildMetric() {
               Eigen::Map<const VectorX>(p.rowData() + t.coefficientOffset, size).transpose();
         }
       Eigen::Map<MatrixX> minv(inverseMass.data() + g.matrixOffset, g.size, g.size);
-      const MatrixX minvBt = minv * B.transpose();
-      const MatrixX schur = B * minvBt;
-      Eigen::SelfAdjointEigenSolver<MatrixX> eig(0.5 * (schur + schur.transpose()));
-      const VectorX values = eig.eigenvalues();
-      const Scalar cutoff = 1e-12 * std::max(values.cwiseAbs().maxCoeff(), Scalar(0));
-      VectorX inverted = VectorX::Zero(values.size());
-      for (Index k = 0; k < values.size(); ++k)
-        if (values[k] > cutoff) inverted[k] = 1 / values[k];
-      const MatrixX schurPinv = eig.eigenvectors() * inverted.asDiagonal() * eig.eigenvectors().transpose();
-      MatrixX projected = minv - minvBt * schurPinv * minvBt.transpose();
+      Eigen::Map<MatrixX> minvBt = buffer(bufferMinvBt, g.size, rowCount);
+      minvBt.noalias() = minv * B.transpose();
+      Eigen::Map<MatrixX> schur = buffer(bufferSchur, rowCount, rowCount);
+      schur.noalias() = B * minvBt;
+      Eigen::Map<MatrixX> symmetric = buffer(bufferScaled, rowCount, rowCount);
+      symmetric = 0.5 * (schur + schur.transpose());
+      Eigen::Map<MatrixX> schurPinv = buffer(bufferPinv, rowCount, rowCount);
+      const auto pseudoInverse = [&](auto& eig) {
+        eig.compute(symmetric);
+        const auto& values = eig.eigenvalues();
+        const Scalar cutoff = 1e-12 * std::max(values.cwiseAbs().maxCoeff(), Scalar(0));
+        // V diag(1/λ) Vᵀ over the eigenvalues above the cutoff.
+        Eigen::Map<MatrixX> scaled = buffer(bufferScaled, rowCount, rowCount);
+        scaled = eig.eigenvectors();
+        for (Index k = 0; k < values.size(); ++k) scaled.col(k) *= values[k] > cutoff ? 1 / values[k] : Scalar(0);
+        schurPinv.noalias() = scaled * eig.eigenvectors().transpose();
+      };
+      if (rowCount <= kAnalysisMax)
+        pseudoInverse(smallSchurEigen);
+      else
+        pseudoInverse(schurEigen);
+      Eigen::Map<MatrixX> minvBtPinv = buffer(bufferMinvBtPinv, g.size, rowCount);
+      minvBtPinv.noalias() = minvBt * schurPinv;
       projectorOffset[gi] = static_cast<Index>(constraintProjector.size());
       constraintProjector.resize(constraintProjector.size() + static_cast<std::size_t>(g.size * g.size));
-      Eigen::Map<MatrixX>(constraintProjector.data() + projectorOffset[gi], g.size, g.size) = minvBt * schurPinv * B;
+      Eigen::Map<MatrixX> projector(constraintProjector.data() + projectorOffset[gi], g.size, g.size);
+      projector.noalias() = minvBtPinv * B;
       anyProjector = true;
-      minv = 0.5 * (projected + projected.transpose());
+      // M⁻¹_c = M⁻¹ − M⁻¹Bᵀ (B M⁻¹ Bᵀ)⁺ B M⁻¹, symmetrised in place.
+      Eigen::Map<MatrixX> correction = buffer(bufferCorrection, g.size, g.size);
+      correction.noalias() = minvBtPinv * minvBt.transpose();
+      minv -= correction;
+      for (Index a = 0; a < g.size; ++a)
+        for (Index b = a + 1; b < g.size; ++b) minv(a, b) = minv(b, a) = 0.5 * (minv(a, b) + minv(b, a));
     }
   }
 
@@ -665,12 +709,16 @@ void ImpactResolver::Workspace::solvePlastic(const Scalar* start, Scalar* out, S
   }
 }
 
-Scalar ImpactResolver::Workspace::kineticInner(const VectorX& a, const VectorX& b) const {
+Scalar ImpactResolver::Workspace::kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b) const {
   Scalar value = 0;
   for (int blk = 0; blk < problem->blockCount(); ++blk) {
     const BlockLayout& layout = problem->block(blk);
     Eigen::Map<const MatrixX> mass(problem->massData() + layout.matrixOffset, layout.size, layout.size);
-    value += a.segment(layout.velocityOffset, layout.size).dot(mass * b.segment(layout.velocityOffset, layout.size));
+    // M b into a reused buffer: the product Eigen would otherwise put in a heap temporary.
+    if (massTimes.size() < static_cast<std::size_t>(layout.size)) massTimes.resize(static_cast<std::size_t>(layout.size));
+    Eigen::Map<VectorX> product(massTimes.data(), layout.size);
+    product.noalias() = mass * b.segment(layout.velocityOffset, layout.size);
+    value += a.segment(layout.velocityOffset, layout.size).dot(product);
   }
   return value;
 }
@@ -681,7 +729,7 @@ Scalar ImpactResolver::Workspace::blendAlpha(const VectorX& elastic, const Vecto
   if (restitution <= 0) return 0;
   if (anyBias) return restitution;
   // ½||p_p + α d||²_g = E_p + R² (E0 − E_p): a α² + b α + c = 0 with c ≤ 0.
-  VectorX& difference = const_cast<VectorX&>(scratchC);
+  Eigen::Map<VectorX> difference = problemVector(scratchCStorage);
   difference = elastic - plastic;
   const Scalar a = 0.5 * kineticInner(difference, difference);
   const Scalar b = kineticInner(plastic, difference);
@@ -719,6 +767,8 @@ void ImpactResolver::Workspace::enumerate(int level, int last) {
   if (any) return;
   // A leaf: keep it if it differs from every stored outcome.
   const Scalar* outcome = enumerationStack.data() + static_cast<std::size_t>(level) * n;
+  Eigen::Map<VectorX> scratchA = problemVector(scratchAStorage);
+  Eigen::Map<VectorX> scratchB = problemVector(scratchBStorage);
   scatter(outcome, scratchA.data());
   const Scalar tolerance = options->certificateTolerance * scale;
   for (int k = 0; k < leafCount; ++k) {
@@ -856,19 +906,16 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   result.certificate = UniquenessCertificate::None;
   result.certificateTolerance = options.certificateTolerance;
   result.impulses.setZero(contactCount);
-  result.plasticVelocity.resize(0);
 
   ws.buildMetric();
   for (const Row& row : ws.rows)
     if (row.representative < 0) ++result.ignoredRows;
   ws.findDuplicates(result);
 
-  ws.v0Problem = problem.velocity();
-  ws.scratchA.resize(n);
-  ws.scratchB.resize(n);
-  ws.scratchC.resize(n);
+  Eigen::Map<VectorX> v0Problem = ws.problemVector(ws.v0ProblemStorage);
+  v0Problem = Eigen::Map<const VectorX>(problem.velocityData(), n);
   ws.v0.resize(static_cast<std::size_t>(n));
-  ws.gather(ws.v0Problem.data(), ws.v0.data());
+  ws.gather(v0Problem.data(), ws.v0.data());
   // The impact acts on the admissible motions only: a joint velocity error
   // (B v ≠ 0, e.g. a mid-step gravity kick along a pendulum's string) is set
   // aside and added back unchanged, so reflections conserve T_a exactly and
@@ -885,12 +932,12 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
       velocity -= violating;
     }
   }
-  ws.vConstraintProblem.resize(n);
-  ws.scatter(ws.vConstraint.data(), ws.vConstraintProblem.data());
+  Eigen::Map<VectorX> vConstraintProblem = ws.problemVector(ws.vConstraintProblemStorage);
+  ws.scatter(ws.vConstraint.data(), vConstraintProblem.data());
   ws.v = ws.v0;
   ws.s.resize(ws.rows.size());
 
-  result.energyBefore = problem.kineticEnergy(ws.v0Problem);
+  result.energyBefore = ws.kineticEnergy(v0Problem);
   Scalar largestApproach = 0;
   for (const int r : ws.active)
     largestApproach = std::max(largestApproach, std::abs(ws.rowVelocity(r, ws.v0.data()) * ws.rows[static_cast<std::size_t>(r)].invSqrtD));
@@ -924,13 +971,13 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   if (capHit) {
     result.capHit = true;
     result.fallback = Fallback::PlasticFromCapped;
-    std::vector<Scalar> capped(ws.v);
-    ws.solvePlastic(capped.data(), ws.v.data(), ws.lambdaElastic.data(), &result);
+    ws.capped.assign(ws.v.begin(), ws.v.end());
+    ws.solvePlastic(ws.capped.data(), ws.v.data(), ws.lambdaElastic.data(), &result);
   }
   result.elasticVelocity.resize(n);
   ws.scatter(ws.v.data(), result.elasticVelocity.data());
-  result.elasticVelocity += ws.vConstraintProblem;
-  result.energyElastic = problem.kineticEnergy(result.elasticVelocity);
+  result.elasticVelocity += vConstraintProblem;
+  result.energyElastic = ws.kineticEnergy(result.elasticVelocity);
 
   // One coefficient for the problem (rule documented in the header).
   Scalar weighted = 0;
@@ -956,16 +1003,17 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
     ws.solvePlastic(ws.v0.data(), plasticInternal.data(), ws.lambdaPlastic.data(), &result);
     result.plasticVelocity.resize(n);
     ws.scatter(plasticInternal.data(), result.plasticVelocity.data());
-    result.plasticVelocity += ws.vConstraintProblem;
-    result.energyPlastic = problem.kineticEnergy(result.plasticVelocity);
+    result.plasticVelocity += vConstraintProblem;
+    result.energyPlastic = ws.kineticEnergy(result.plasticVelocity);
     result.alpha = ws.blendAlpha(result.elasticVelocity, result.plasticVelocity, result.energyBefore,
                                  result.energyPlastic, restitution);
     result.velocity = result.plasticVelocity + result.alpha * (result.elasticVelocity - result.plasticVelocity);
   } else {
+    result.plasticVelocity.resize(0);  // not needed (sized 0 only here, so a reused result keeps its storage)
     result.alpha = 1;
     result.velocity = result.elasticVelocity;
   }
-  result.energyAfter = problem.kineticEnergy(result.velocity);
+  result.energyAfter = ws.kineticEnergy(result.velocity);
 
   // Impulses: linear in the blend; duplicates share their row's impulse.
   std::vector<int>& shareCount = ws.scratchSequence;
@@ -1005,7 +1053,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
           for (int k = 0; k < ws.leafCount; ++k) {
             VectorX leaf(n);
             ws.scatter(ws.leaves.data() + static_cast<std::size_t>(k) * nn, leaf.data());
-            leaf += ws.vConstraintProblem;
+            leaf += vConstraintProblem;
             outcomes.push_back(finalFromElastic(leaf));
           }
         }
@@ -1029,7 +1077,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
         }
         VectorX elastic(n);
         ws.scatter(velocity.data(), elastic.data());
-        elastic += ws.vConstraintProblem;
+        elastic += vConstraintProblem;
         outcomes.push_back(finalFromElastic(elastic));
       }
     }
