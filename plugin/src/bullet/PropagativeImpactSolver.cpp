@@ -11,7 +11,6 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -70,12 +69,8 @@ struct Candidate {
   int contact = -1;         // index in the current problem
 };
 
-struct PairHash {
-  std::size_t operator()(const std::pair<const void*, const void*>& p) const noexcept {
-    return std::hash<const void*>()(p.first) * 31u ^ std::hash<const void*>()(p.second);
-  }
-};
 using BodyPair = std::pair<const void*, const void*>;
+using ImpactedPair = std::pair<BodyPair, std::uint64_t>;  // pair, last pass that saw it touching
 
 BodyPair pairOf(const btCollisionObject* a, const btCollisionObject* b) {
   return a < b ? BodyPair(a, b) : BodyPair(b, a);
@@ -119,7 +114,29 @@ struct PropagativeImpactSolver::Impl {
   // with the last pass that saw them touching: their overlap is never pushed
   // out through a velocity (manifolds such as sphere–sphere are rebuilt every
   // frame, so a per-point flag would not persist).
-  std::unordered_map<BodyPair, std::uint64_t, PairHash> impactedPairs;
+  // Kept sorted by pair between solveGroup calls (a flat vector, so that a
+  // warmed-up world allocates nothing); resolveComponent appends, and
+  // sortImpactedPairs() merges the additions.
+  std::vector<ImpactedPair> impactedPairs;
+  std::size_t sortedImpactedPairs = 0;
+
+  std::vector<ImpactedPair>::iterator findImpactedPair(const BodyPair& pair) {
+    const auto end = impactedPairs.begin() + static_cast<std::ptrdiff_t>(sortedImpactedPairs);
+    const auto found = std::lower_bound(impactedPairs.begin(), end, pair,
+                                        [](const ImpactedPair& e, const BodyPair& key) { return e.first < key; });
+    return found != end && found->first == pair ? found : impactedPairs.end();
+  }
+  void sortImpactedPairs() {
+    if (sortedImpactedPairs == impactedPairs.size()) return;
+    // Latest pass first within a pair, then keep the first of each pair.
+    std::sort(impactedPairs.begin(), impactedPairs.end(), [](const ImpactedPair& a, const ImpactedPair& b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+    impactedPairs.erase(std::unique(impactedPairs.begin(), impactedPairs.end(),
+                                    [](const ImpactedPair& a, const ImpactedPair& b) { return a.first == b.first; }),
+                        impactedPairs.end());
+    sortedImpactedPairs = impactedPairs.size();
+  }
 };
 
 PropagativeImpactSolver::PropagativeImpactSolver(std::size_t callerScalarSize) : m_impl(std::make_unique<Impl>()) {
@@ -149,8 +166,11 @@ void PropagativeImpactSolver::prepareSolve(int numBodies, int numManifolds) {
   m_impl->substep = m_report.substeps;
   ++m_report.substeps;
   ++m_impl->passCounter;
-  for (auto it = m_impl->impactedPairs.begin(); it != m_impl->impactedPairs.end();)
-    it = it->second + 1 < m_impl->passCounter ? m_impl->impactedPairs.erase(it) : std::next(it);
+  const std::uint64_t pass = m_impl->passCounter;
+  auto& pairs = m_impl->impactedPairs;
+  pairs.erase(std::remove_if(pairs.begin(), pairs.end(), [pass](const ImpactedPair& e) { return e.second + 1 < pass; }),
+              pairs.end());
+  m_impl->sortedImpactedPairs = pairs.size();  // removal keeps the order
 }
 
 btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds,
@@ -290,7 +310,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
       }
       c.forcing = forcing;
       if (!im.impactedPairs.empty()) {
-        const auto found = im.impactedPairs.find(pairOf(objectA, objectB));
+        const auto found = im.findImpactedPair(pairOf(objectA, objectB));
         if (found != im.impactedPairs.end()) {
           found->second = im.passCounter;
           disablePositionCorrection(cp);
@@ -345,6 +365,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
       if (!im.componentHasSeed[static_cast<std::size_t>(root)] || findRoot(im.parent, root) != root) continue;
       resolveComponent(root, bodies, numBodies, constraints, numConstraints, info);
     }
+    im.sortImpactedPairs();
   }
   for (const Candidate& c : im.speculative) {
     const Scalar approach = c.normal.dot(pointVelocity(c.objectA, c.offsetA) - pointVelocity(c.objectB, c.offsetB)) + 0.5 * c.kick;
@@ -526,11 +547,10 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
     report->fallback = r.fallback;
   }
   if (r.capHit) ++m_report.capHits;
-  const VectorX before = problem.velocity();
   for (int blk = 0; blk < problem.blockCount(); ++blk) {
     const BlockLayout& layout = problem.block(blk);
     const auto after = r.velocity.segment<6>(layout.velocityOffset);
-    if (after == before.segment<6>(layout.velocityOffset)) continue;
+    if (after == Eigen::Map<const Vector6>(problem.velocityData() + layout.velocityOffset)) continue;
     BodyState& st = im.states[static_cast<std::size_t>(im.blockBody[static_cast<std::size_t>(blk)])];
     st.body->setLinearVelocity(toBullet(after.head<3>() - 0.5 * st.kickLinear));
     st.body->setAngularVelocity(toBullet(after.tail<3>() - 0.5 * st.kickAngular));
@@ -566,7 +586,7 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
     // its overlap (a wall contact in a cluster that ends at 4 cm/s with 1 cm
     // of overlap) still overlaps next step, where Bullet's pass would push it
     // out at erp·depth/dt and add energy.
-    im.impactedPairs[pairOf(c.objectA, c.objectB)] = im.passCounter;
+    im.impactedPairs.emplace_back(pairOf(c.objectA, c.objectB), im.passCounter);
     if (report) {
       ContactReport cr;
       cr.bodyA = c.objectA;
