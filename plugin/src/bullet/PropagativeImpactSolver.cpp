@@ -63,6 +63,7 @@ struct Candidate {
   Scalar bias = 0;          // kinematic / static partner's normal velocity term
   Scalar kick = 0;          // J Δv_ext
   Scalar forcing = 0;       // largest external kick along the normal
+  Scalar restingSpeed = 0;  // Zeno threshold: a slower approach is resting contact
   Scalar approachMid = 0;   // J v_mid + b
   bool seed = false;
   std::uint64_t key = 0;
@@ -99,9 +100,9 @@ struct PropagativeImpactSolver::Impl {
   std::vector<BodyState> states;
   std::vector<Candidate> candidates;
   std::vector<Candidate> speculative;  // unloaded speculative points, judged after the impacts
-  std::vector<std::pair<btManifoldPoint*, std::pair<int, btScalar>>> unpushed;  // separating points: flags, ERP to restore
   std::vector<btPersistentManifold*> passManifolds;    // what Bullet's pass sees: none touching a rejected body
   std::vector<btTypedConstraint*> passConstraints;
+  std::vector<std::pair<btManifoldPoint*, std::pair<int, btScalar>>> unpushed;  // separating points: flags, ERP to restore
   std::vector<int> parent;
   std::vector<char> componentHasSeed;
   std::vector<int> componentMembers;
@@ -110,6 +111,15 @@ struct PropagativeImpactSolver::Impl {
   btAlignedObjectArray<btSolverConstraint> jointRows;
   std::uint64_t passCounter = 0;
   int substep = 0;
+  // Per dispatcher manifold slot (btPersistentManifold::m_index1a): the
+  // manifold and the last pass in which it had a touching point. Sphere–sphere
+  // manifolds are rebuilt every frame, so their points carry no history.
+  std::vector<std::pair<const btPersistentManifold*, std::uint64_t>> touchingManifolds;
+  [[nodiscard]] bool touchingLastPass(const btPersistentManifold* manifold) const {
+    const auto slot = static_cast<std::size_t>(manifold->m_index1a);
+    return slot < touchingManifolds.size() && touchingManifolds[slot].first == manifold &&
+           touchingManifolds[slot].second + 1 == passCounter;
+  }
   // Body pairs that took part in an impact and have stayed in contact since,
   // with the last pass that saw them touching: their overlap is never pushed
   // out through a velocity (manifolds such as sphere–sphere are rebuilt every
@@ -282,26 +292,38 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
       }
       kick = kickA - kickB;
       c.kick = kick;
-      // Boxes in a stack share gravity's kick, so their relative kick is zero
-      // although gravity presses them together: the body's own kick counts too.
-      const Scalar forcing = std::max({std::abs(kick), std::abs(kickA), std::abs(kickB)});
+      // The noise floor of resting contact is the step's external kick at the
+      // contact, in any direction: a stack shares gravity's kick (its relative
+      // kick is zero) and Bullet's iterative pass leaves residual velocities of
+      // that order across side contacts of a pile too.
+      Scalar forcing = std::abs(kick);
+      if (a >= 0) {
+        const BodyState& st = im.states[static_cast<std::size_t>(a)];
+        forcing = std::max(forcing, (st.kickLinear + st.kickAngular.cross(c.offsetA)).norm());
+      }
+      if (b >= 0) {
+        const BodyState& st = im.states[static_cast<std::size_t>(b)];
+        forcing = std::max(forcing, (st.kickLinear + st.kickAngular.cross(c.offsetB)).norm());
+      }
       c.bias = (a < 0 ? velocityA : 0) - (b < 0 ? velocityB : 0);
       c.approachMid = velocityA - velocityB + 0.5 * kick;
       const bool approaching = c.approachMid < -(m_settings.restingFactor * forcing + m_settings.restingFloor);
+      // Persistent contact is resting contact (the paper's Zeno rule): a
+      // point that carried Bullet's resting impulse last step, or a one-point
+      // manifold (rebuilt every frame, like sphere–sphere) that was already
+      // touching last pass. An impact can still reach it by propagation.
+      const bool resting = cp.m_appliedImpulse > 0 || (manifold->getNumContacts() == 1 && im.touchingLastPass(manifold));
       if (!(cp.getDistance() <= m_settings.touchingDistance)) {
         // A speculative point of a future impact: Bullet's pass would stop the
         // body plastically at the surface; let it arrive and be reflected.
         // Judged after this step's impacts, which may send a body towards it.
-        if (!(cp.m_appliedImpulse > 0)) {
+        if (!resting) {
           c.forcing = forcing;
           im.speculative.push_back(c);
         }
         continue;
       }
-      // A point that carried Bullet's resting impulse last step is in
-      // persistent contact (a stack's residual approach is the iterative
-      // pass's error, not an impact); an impact can still reach it.
-      c.seed = approaching && !(cp.m_appliedImpulse > 0);
+      c.seed = approaching && !resting;
       // A touching point that already separates needs no push: Bullet's pass
       // would push a grazing pair's overlap out at erp·depth/dt and add energy.
       if (c.approachMid > m_settings.restingFactor * forcing + m_settings.restingFloor) {
@@ -309,6 +331,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
         disablePositionCorrection(cp);
       }
       c.forcing = forcing;
+      c.restingSpeed = m_settings.restingFactor * forcing + m_settings.restingFloor;
       if (!im.impactedPairs.empty()) {
         const auto found = im.findImpactedPair(pairOf(objectA, objectB));
         if (found != im.impactedPairs.end()) {
@@ -395,6 +418,16 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
   const btScalar residual = btSequentialImpulseConstraintSolver::solveGroup(
       bodies, numBodies, im.passManifolds.data(), static_cast<int>(im.passManifolds.size()), im.passConstraints.data(),
       static_cast<int>(im.passConstraints.size()), restingInfo, debugDrawer, dispatcher);
+  for (int k = 0; k < numManifolds; ++k) {
+    const btPersistentManifold* manifold = manifolds[k];
+    bool touching = false;
+    for (int j = 0; j < manifold->getNumContacts() && !touching; ++j)
+      touching = manifold->getContactPoint(j).getDistance() <= m_settings.touchingDistance;
+    if (!touching || manifold->m_index1a < 0) continue;
+    const auto slot = static_cast<std::size_t>(manifold->m_index1a);
+    if (slot >= im.touchingManifolds.size()) im.touchingManifolds.resize(slot + 1 + slot / 2, {nullptr, 0});
+    im.touchingManifolds[slot] = {manifold, im.passCounter};
+  }
   for (auto& [point, distance] : im.hidden) {
     point->m_distance1 = distance;
     // Impact impulses stay out of warm starting; they are in the report.
@@ -460,6 +493,7 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
     const Scalar restitution = std::clamp<Scalar>(c.point->m_combinedRestitution, 0, 1);
     c.contact = problem.addRigidContact(blockA, blockB, c.normal, c.offsetA, c.offsetB, restitution, c.bias, c.key);
     problem.setSeed(c.contact, c.seed);
+    problem.setRestingSpeed(c.contact, c.restingSpeed);
   }
 
   // Equality rows of joints touching the component: the impact happens in the

@@ -172,6 +172,12 @@ int ImpactProblem::addContactRow(int blockA, const Eigen::Ref<const VectorX>& co
   return static_cast<int>(m_contacts.size()) - 1;
 }
 
+void ImpactProblem::setRestingSpeed(int i, Scalar speed) {
+  if (!(speed >= 0) || !std::isfinite(speed))
+    throw InputError(ErrorCode::NonFiniteRow, "resting speed " + std::to_string(speed) + " (must be finite and >= 0)");
+  m_contacts[static_cast<std::size_t>(i)].restingSpeed = speed;
+}
+
 int ImpactProblem::addRigidContact(int bodyA, int bodyB, const Vector3& normalOnB, const Vector3& offsetA,
                                    const Vector3& offsetB, Scalar restitution, Scalar bias,
                                    std::uint64_t canonicalKey) {

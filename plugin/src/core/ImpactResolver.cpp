@@ -36,6 +36,7 @@ struct Row {
   Scalar restitution = 1;
   std::uint64_t key = 0;
   int representative = -1;  // itself when active, the merged row when a duplicate, -1 when ignored
+  Scalar restingSpeed = 0;  // a slower approach is resting contact, not infeasible
 };
 
 struct HeapEntry {
@@ -183,7 +184,8 @@ struct ImpactResolver::Workspace {
     }
   }
   [[nodiscard]] bool infeasible(int r, Scalar relativeVelocity) const {
-    return relativeVelocity * rows[static_cast<std::size_t>(r)].invSqrtD < -threshold;
+    const Row& row = rows[static_cast<std::size_t>(r)];
+    return relativeVelocity * row.invSqrtD < -threshold && relativeVelocity < -row.restingSpeed;
   }
 
   void gather(const Scalar* problemOrder, Scalar* internal) const;
@@ -372,6 +374,7 @@ void ImpactResolver::Workspace::buildMetric() {
     row.bias = input.bias;
     row.restitution = input.restitution;
     row.key = input.canonicalKey;
+    row.restingSpeed = input.restingSpeed;
     if (input.bias != 0) anyBias = true;
     Scalar inputNormSquared = 0;
     for (const RowTerm& t : input.terms) {

@@ -51,6 +51,7 @@ struct RowLayout {
   Scalar restitution = 1;   ///< Newton/energetic coefficient R_i in [0, 1].
   std::uint64_t canonicalKey = 0; ///< tie-break key independent of storage order.
   bool seed = true;         ///< with ResolveOptions::growFromSeeds, only seeds start in the cluster.
+  Scalar restingSpeed = 0;  ///< approach below this (units of J v) is resting, not infeasible.
 };
 
 /// The problem: blocks, velocity, contact rows and bilateral rows.
@@ -88,6 +89,13 @@ class ImpactProblem {
   /// Marks contact \p i as a seed of the impact or as a touching contact that
   /// joins only when the propagation reaches it (see ResolveOptions::growFromSeeds).
   void setSeed(int i, bool seed) { m_contacts[static_cast<std::size_t>(i)].seed = seed; }
+
+  /// Zeno tolerance of contact \p i (SPEC §7): an approach slower than
+  /// \p speed (units of J v, m/s for unit normals) is resting contact, left to
+  /// a resting solver, so the propagation neither reflects it nor requires it
+  /// to end feasible. Default 0: every approach counts.
+  /// Throws InputError for a negative or non-finite speed.
+  void setRestingSpeed(int i, Scalar speed);
 
   /// Adds a bilateral row (joint) that must keep its velocity error through the
   /// impact. Returns its index.
