@@ -1,0 +1,341 @@
+// No heap allocation inside our code once warmed up (issue 5).
+//
+// What is counted: every call of the replaced global operator new (all forms)
+// and, on glibc without a sanitizer, every call of malloc / calloc / realloc / memalign /
+// posix_memalign / aligned_alloc (interposed and forwarded to glibc's own
+// __libc_* functions; Eigen and Bullet allocate through these, not through
+// operator new) — but only while the thread-local flag below is set, and the
+// flag is set only around our code:
+//  - core: ImpactResolver::resolve on a problem it has resolved before, into
+//    the same ImpactResult (the workspace and the result keep their capacity);
+//  - adapter: PropagativeImpactSolver::solveGroup of a test subclass, with the
+//    flag cleared again inside Bullet's own sequential-impulse stages
+//    (solveGroupCacheFriendlySetup / Iterations / Finish, the virtual stages of
+//    btSequentialImpulseConstraintSolver::solveGroup): everything of ours —
+//    classification, clusters, ImpactProblem set-up, the resolve, write-back —
+//    is counted, Bullet's pass is not.
+// The adapter is run with SolverSettings::keepReport = false: the per-cluster
+// report (vectors of bodies and contacts per ClusterReport) allocates by
+// design whenever there is an impact to report.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <new>
+
+#include <propimpact/bullet/PropagativeImpactSolver.h>
+#include <propimpact/core/ImpactProblem.h>
+#include <propimpact/core/ImpactResolver.h>
+#include <propimpact/scenes/Scenes.h>
+#include <propimpact/scenes/World.h>
+
+namespace {
+
+thread_local bool g_counting = false;
+thread_local long g_newCalls = 0;
+thread_local long g_mallocCalls = 0;
+
+void countNew() {
+  if (g_counting) ++g_newCalls;
+}
+void countMalloc() {
+  if (g_counting) ++g_mallocCalls;
+}
+
+/// Counts the allocations made while it is alive (flag on), restoring the flag after.
+class CountingScope {
+ public:
+  CountingScope() : m_previous(g_counting) { g_counting = true; }
+  ~CountingScope() { g_counting = m_previous; }
+  CountingScope(const CountingScope&) = delete;
+  CountingScope& operator=(const CountingScope&) = delete;
+
+ private:
+  bool m_previous;
+};
+
+/// Turns counting off (inside Bullet's own stages).
+class PausedScope {
+ public:
+  PausedScope() : m_previous(g_counting) { g_counting = false; }
+  ~PausedScope() { g_counting = m_previous; }
+  PausedScope(const PausedScope&) = delete;
+  PausedScope& operator=(const PausedScope&) = delete;
+
+ private:
+  bool m_previous;
+};
+
+void resetCounts() { g_newCalls = g_mallocCalls = 0; }
+
+}  // namespace
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define PROPIMPACT_SANITIZED_ALLOCATOR 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define PROPIMPACT_SANITIZED_ALLOCATOR 1
+#endif
+
+// The sanitizers bring their own malloc: interposing it there would hand them
+// blocks they did not allocate, so only operator new is counted in those builds.
+#if defined(__GLIBC__) && !defined(PROPIMPACT_SANITIZED_ALLOCATOR)
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* __libc_memalign(std::size_t, std::size_t);
+void __libc_free(void*);
+
+void* malloc(std::size_t size) {
+  countMalloc();
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t count, std::size_t size) {
+  countMalloc();
+  return __libc_calloc(count, size);
+}
+void* realloc(void* pointer, std::size_t size) {
+  countMalloc();
+  return __libc_realloc(pointer, size);
+}
+void* memalign(std::size_t alignment, std::size_t size) {
+  countMalloc();
+  return __libc_memalign(alignment, size);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t size) {
+  countMalloc();
+  return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
+  countMalloc();
+  void* p = __libc_memalign(alignment, size);
+  if (!p) return 12;  // ENOMEM
+  *out = p;
+  return 0;
+}
+void free(void* pointer) { __libc_free(pointer); }
+}
+#endif
+
+// Replaced global operator new / delete: count, then allocate with malloc.
+void* operator new(std::size_t size) {
+  countNew();
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return ::operator new(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  countNew();
+  return std::malloc(size ? size : 1);
+}
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return ::operator new(size, tag); }
+void* operator new(std::size_t size, std::align_val_t alignment) {
+  countNew();
+  void* p = nullptr;
+  const std::size_t a = std::max(static_cast<std::size_t>(alignment), sizeof(void*));
+  if (posix_memalign(&p, a, size ? size : 1) != 0) throw std::bad_alloc();
+  return p;
+}
+void* operator new[](std::size_t size, std::align_val_t alignment) { return ::operator new(size, alignment); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+namespace propimpact {
+namespace {
+
+constexpr int kChainContacts = 200;
+
+/// A line of equal balls along x, touching; the first moves at +1 m/s.
+void chainProblem(ImpactProblem& problem, double cor) {
+  problem.clear();
+  for (int i = 0; i <= kChainContacts; ++i) {
+    RigidBodyInput body;
+    body.inverseMass = 1;
+    body.inverseInertiaWorld = Matrix3::Identity() * 2.5;
+    if (i == 0) body.linearVelocity = Vector3(1, 0, 0);
+    (void)problem.addRigidBody(body);
+  }
+  for (int i = 0; i < kChainContacts; ++i)
+    (void)problem.addRigidContact(i + 1, i, Vector3(1, 0, 0), Vector3(-0.5, 0, 0), Vector3(0.5, 0, 0), cor);
+}
+
+/// A ball landing on three resting balls that stand on the ground (a small pile).
+void pileProblem(ImpactProblem& problem, double cor) {
+  problem.clear();
+  const Vector3 up(0, 1, 0);
+  for (int i = 0; i < 4; ++i) {
+    RigidBodyInput body;
+    body.inverseMass = 1;
+    body.inverseInertiaWorld = Matrix3::Identity() * 2.5;
+    if (i == 3) body.linearVelocity = Vector3(0, -2, 0);
+    (void)problem.addRigidBody(body);
+  }
+  const Vector3 directions[3] = {Vector3(0.8165, 0.5774, 0), Vector3(-0.4082, 0.5774, 0.7071),
+                                 Vector3(-0.4082, 0.5774, -0.7071)};
+  for (int i = 0; i < 3; ++i) {
+    (void)problem.addRigidContact(i, kNoBlock, up, Vector3(0, -0.5, 0), Vector3::Zero(), cor);
+    const Vector3 n = directions[i].normalized();  // from ball i to the top ball
+    (void)problem.addRigidContact(3, i, n, -0.5 * n, 0.5 * n, cor);
+  }
+}
+
+long resolveCountingSecond(void (*make)(ImpactProblem&, double), double cor, const ResolveOptions& options) {
+  ImpactProblem problem;
+  ImpactResolver resolver;
+  ImpactResult result;
+  make(problem, cor);
+  resolver.resolve(problem, options, result);  // warm-up
+  make(problem, cor);                          // rebuilt in place (clear keeps capacity)
+  resetCounts();
+  {
+    const CountingScope counting;
+    resolver.resolve(problem, options, result);
+  }
+  EXPECT_GT(result.reflections, 0);
+  return g_newCalls + g_mallocCalls;
+}
+
+ResolveOptions perStepOptions() {
+  ResolveOptions options;  // as the Bullet adapter sets them by default
+  options.analysisContactLimit = 16;
+  options.growFromSeeds = true;
+  return options;
+}
+
+TEST(Allocation, CoreChainResolveAllocatesNothingOnceWarm) {
+  EXPECT_EQ(resolveCountingSecond(chainProblem, 1.0, perStepOptions()), 0);
+}
+
+TEST(Allocation, CoreChainPlasticBlendAllocatesNothingOnceWarm) {
+  EXPECT_EQ(resolveCountingSecond(chainProblem, 0.5, perStepOptions()), 0);
+}
+
+TEST(Allocation, CorePileImpactWithAnalysisAllocatesNothingOnceWarm) {
+  EXPECT_EQ(resolveCountingSecond(pileProblem, 0.5, perStepOptions()), 0);
+  EXPECT_EQ(resolveCountingSecond(pileProblem, 1.0, perStepOptions()), 0);
+}
+
+/// Counts inside our solveGroup, not inside Bullet's sequential-impulse stages.
+class CountingSolver : public PropagativeImpactSolver {
+ public:
+  bool active = false;
+  btScalar solveGroup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds, int numManifolds,
+                      btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
+                      btIDebugDraw* debugDrawer, btDispatcher* dispatcher) override {
+    if (!active)
+      return PropagativeImpactSolver::solveGroup(bodies, numBodies, manifolds, numManifolds, constraints,
+                                                 numConstraints, info, debugDrawer, dispatcher);
+    const CountingScope counting;
+    return PropagativeImpactSolver::solveGroup(bodies, numBodies, manifolds, numManifolds, constraints,
+                                               numConstraints, info, debugDrawer, dispatcher);
+  }
+
+ protected:
+  btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds,
+                                        int numManifolds, btTypedConstraint** constraints, int numConstraints,
+                                        const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override {
+    const PausedScope paused;
+    return PropagativeImpactSolver::solveGroupCacheFriendlySetup(bodies, numBodies, manifolds, numManifolds,
+                                                                 constraints, numConstraints, info, debugDrawer);
+  }
+  btScalar solveGroupCacheFriendlyIterations(btCollisionObject** bodies, int numBodies,
+                                             btPersistentManifold** manifolds, int numManifolds,
+                                             btTypedConstraint** constraints, int numConstraints,
+                                             const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override {
+    const PausedScope paused;
+    return PropagativeImpactSolver::solveGroupCacheFriendlyIterations(bodies, numBodies, manifolds, numManifolds,
+                                                                      constraints, numConstraints, info, debugDrawer);
+  }
+  btScalar solveGroupCacheFriendlyFinish(btCollisionObject** bodies, int numBodies,
+                                         const btContactSolverInfo& info) override {
+    const PausedScope paused;
+    return PropagativeImpactSolver::solveGroupCacheFriendlyFinish(bodies, numBodies, info);
+  }
+};
+
+struct BodyState {
+  btRigidBody* body;
+  btTransform transform;
+  btVector3 linear, angular;
+};
+
+TEST(Allocation, SolveGroupOfChainImpactAllocatesNothingOnceWarm) {
+  auto owner = std::make_unique<CountingSolver>();
+  CountingSolver& solver = *owner;
+  solver.settings().keepReport = false;
+  scenes::World world(std::move(owner));
+  scenes::Chain scene;
+  scene.count = 50;
+  scene.order = scenes::Chain::Order::Shuffled;
+  const scenes::SceneBodies made = scenes::build(world, scene);
+  world.step(scene.dt);  // free flight
+  std::vector<BodyState> saved;
+  for (btRigidBody* body : world.bodies())
+    saved.push_back({body, body->getWorldTransform(), body->getLinearVelocity(), body->getAngularVelocity()});
+  const auto restore = [&] {
+    for (const BodyState& s : saved) {
+      s.body->setWorldTransform(s.transform);
+      s.body->setInterpolationWorldTransform(s.transform);
+      s.body->setLinearVelocity(s.linear);
+      s.body->setAngularVelocity(s.angular);
+    }
+  };
+  world.step(scene.dt);  // the impact, warming up
+  ASSERT_GT(made.bodies.back()->getLinearVelocity().x(), 0.5) << "the impact did not reach the far end";
+  for (int run = 0; run < 2; ++run) {
+    restore();
+    solver.prepareSolve(0, 0);  // let the impacted pairs of the previous run age out
+    solver.prepareSolve(0, 0);
+    resetCounts();
+    solver.active = true;
+    world.step(scene.dt);
+    solver.active = false;
+    EXPECT_GT(made.bodies.back()->getLinearVelocity().x(), 0.5);
+    EXPECT_EQ(g_newCalls, 0) << "operator new calls inside our solveGroup, run " << run;
+    EXPECT_EQ(g_mallocCalls, 0) << "malloc-family calls inside our solveGroup, run " << run;
+  }
+}
+
+TEST(Allocation, SolveGroupOfSwingingTwoBallCradleAllocatesNothingOnceWarm) {
+  // Every impact of a two-ball hanging cradle is a cluster of the same shape
+  // (two jointed bodies, one contact), so once one has been resolved nothing
+  // needs to grow. (Clusters of changing size still reallocate the Eigen
+  // vectors of ImpactResult, see docs/performance.md.)
+  auto owner = std::make_unique<CountingSolver>();
+  CountingSolver& solver = *owner;
+  solver.settings().keepReport = false;
+  scenes::World world(std::move(owner));
+  scenes::HangingCradle scene;
+  scene.count = 2;
+  const scenes::SceneBodies made = scenes::build(world, scene);
+  constexpr double kDt = 1.0 / 240;
+  // Impacts about every 2 s (period of a 4 m pendulum ≈ 4 s): warm up over
+  // the first two, count over the next two.
+  for (int i = 0; i < 1200; ++i) world.step(kDt);
+  resetCounts();
+  double fastest[2] = {0, 0};
+  for (int i = 0; i < 1200; ++i) {
+    solver.active = true;
+    world.step(kDt);
+    solver.active = false;
+    for (int b = 0; b < 2; ++b)
+      fastest[b] = std::max(fastest[b], double(made.bodies[static_cast<std::size_t>(b)]->getLinearVelocity().length()));
+  }
+  EXPECT_GT(fastest[0], 1.0) << "no impact set ball 0 moving in the counted steps";
+  EXPECT_GT(fastest[1], 1.0) << "no impact set ball 1 moving in the counted steps";
+  EXPECT_EQ(g_newCalls, 0);
+  EXPECT_EQ(g_mallocCalls, 0);
+}
+
+}  // namespace
+}  // namespace propimpact
