@@ -1,0 +1,94 @@
+/// \file PileBenchmark.cpp
+/// `pile`: 1,000 spheres settled for 600 steps at 60 Hz (all bodies awake),
+/// then the same settled state stepped by each solver.
+///
+/// Each solver gets its own world, built by the same deterministic scene and
+/// settled by stock Bullet (btSequentialImpulseConstraintSolver, defaults), so
+/// the three settled states are bit-identical. Only then is the world's
+/// solver swapped (setConstraintSolver) and its solver info adjusted
+/// (applySolverInfo). One benchmark iteration restores the snapshot
+/// (WorldSnapshot: bodies and manifolds, see BenchSupport.h) untimed and
+/// times kStepsPerRun steps; the reported time is per step. Run it with
+/// --benchmark_repetitions and --benchmark_enable_random_interleaving=true so
+/// that repetitions of the solvers alternate (scripts/bench does).
+
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include <propimpact/scenes/Scenes.h>
+#include <propimpact/scenes/Solvers.h>
+
+#include "BenchSupport.h"
+
+namespace propimpact::bench {
+namespace {
+
+constexpr double kDt = 1.0 / 60;
+constexpr int kSettleSteps = 600;
+constexpr int kPileCount = 1000;
+constexpr int kStepsPerRun = 3;
+
+struct SettledPile {
+  std::unique_ptr<scenes::World> world;
+  std::unique_ptr<btConstraintSolver> solver;  // the swapped-in solver (the world keeps owning its stock one)
+  std::unique_ptr<WorldSnapshot> snapshot;
+};
+
+SettledPile& settledPile(const std::string& solverName) {
+  static std::map<std::string, SettledPile> piles;
+  SettledPile& pile = piles[solverName];
+  if (pile.world) return pile;
+  pile.world = std::make_unique<scenes::World>("bullet-si");
+  (void)scenes::build(*pile.world, scenes::Pile{kPileCount, 0.5, 1});
+  for (int i = 0; i < kSettleSteps; ++i) pile.world->step(kDt);
+  if (solverName != "bullet-si") {
+    pile.solver = solverName == "propagative" ? std::make_unique<TimedPropagativeSolver>()
+                                              : scenes::makeSolver(solverName);
+    pile.world->dynamics().setConstraintSolver(pile.solver.get());
+    scenes::applySolverInfo(solverName, pile.world->dynamics().getSolverInfo());
+  }
+  pile.snapshot = std::make_unique<WorldSnapshot>(*pile.world);
+  return pile;
+}
+
+void pile(benchmark::State& state, const std::string& solverName) {
+  SettledPile& pile = settledPile(solverName);
+  auto* ours = dynamic_cast<TimedPropagativeSolver*>(pile.solver.get());
+  double ourSeconds = 0;
+  std::int64_t reflections = 0, clusters = 0;
+  for (auto _ : state) {
+    pile.snapshot->restore(*pile.world);
+    if (ours) {
+      ours->prepareSolve(0, 0);  // age out impacted pairs of the previous run (two passes)
+      ours->prepareSolve(0, 0);
+      (void)ours->lastStepReport();
+      ours->resetTimers();
+    }
+    const double start = now();
+    for (int k = 0; k < kStepsPerRun; ++k) {
+      pile.world->step(kDt);
+      if (ours) {
+        clusters += static_cast<std::int64_t>(ours->lastStepReport().clusters.size());
+        reflections += reportedReflections(*ours);
+      }
+    }
+    state.SetIterationTime((now() - start) / kStepsPerRun);
+    if (ours) ourSeconds += ours->ourSeconds();
+  }
+  const double steps = double(state.iterations()) * kStepsPerRun;
+  if (ours) {
+    state.counters["our_ms_per_step"] = 1e3 * ourSeconds / steps;
+    state.counters["clusters_per_step"] = double(clusters) / steps;
+    state.counters["reflections_per_step"] = double(reflections) / steps;
+  }
+}
+
+BENCHMARK_CAPTURE(pile, bullet_si, std::string("bullet-si"))->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(pile, bullet_si_split, std::string("bullet-si-split"))->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(pile, propagative, std::string("propagative"))->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace propimpact::bench
