@@ -129,6 +129,12 @@ struct ImpactResolver::Workspace {
   std::vector<Scalar> compactUnit;
   std::vector<Scalar> compactLambda;
   detail::ActiveSetLcp lcp;
+  // Rows of A = J L with M⁻¹ = L Lᵀ (per group, L = V Λ^½ from M⁻¹'s
+  // eigen-decomposition, stored as Lᵀ), so that A Aᵀ is the Delassus matrix
+  // without ever forming it for the plastic solve (see PlasticSolver.h).
+  std::vector<Scalar> factorTransposed;  // per group, size × size, layout of inverseMass
+  std::vector<Scalar> factorRows;        // m × dofs, row-major, compact active order
+  void buildFactorRows();
 
   // Impulses per row.
   std::vector<Scalar> lambdaElastic;
@@ -646,12 +652,42 @@ void ImpactResolver::Workspace::ensureDelassus() {
   deliveryMatrixReady = true;
 }
 
+void ImpactResolver::Workspace::buildFactorRows() {
+  factorTransposed.resize(inverseMass.size());
+  for (const Group& g : groups) {
+    Eigen::Map<const MatrixX> minv(inverseMass.data() + g.matrixOffset, g.size, g.size);
+    Eigen::Map<MatrixX> factor(factorTransposed.data() + g.matrixOffset, g.size, g.size);
+    const auto fill = [&](const auto& eig) {
+      const auto values = eig.eigenvalues();
+      for (Index k = 0; k < g.size; ++k)
+        factor.row(k) = std::sqrt(std::max(Scalar(0), values[k])) * eig.eigenvectors().col(k).transpose();
+    };
+    if (g.size == 6) {
+      // Rigid bodies: fixed size, no heap.
+      fill(Eigen::SelfAdjointEigenSolver<Matrix6>(Matrix6(minv)));
+    } else {
+      fill(Eigen::SelfAdjointEigenSolver<MatrixX>(minv));
+    }
+  }
+  const auto m = static_cast<Index>(active.size());
+  factorRows.assign(static_cast<std::size_t>(m * dofs), 0);
+  for (Index a = 0; a < m; ++a) {
+    const Row& row = rows[static_cast<std::size_t>(active[static_cast<std::size_t>(a)])];
+    for (int t = 0; t < row.termCount; ++t) {
+      const Group& g = groups[static_cast<std::size_t>(row.terms[t].group)];
+      Eigen::Map<const MatrixX> factor(factorTransposed.data() + g.matrixOffset, g.size, g.size);
+      Eigen::Map<const VectorX> coefficient(coefficients.data() + row.terms[t].offset, g.size);
+      Eigen::Map<VectorX>(factorRows.data() + a * dofs + g.offset, g.size).noalias() += factor * coefficient;
+    }
+  }
+}
+
 void ImpactResolver::Workspace::solvePlastic(const Scalar* start, Scalar* out, Scalar* lambda, ImpactResult* stats) {
   const auto m = static_cast<Index>(active.size());
   std::copy(start, start + dofs, out);
   if (m == 0) return;
   if (m <= options->plasticDenseLimit) {
-    ensureDelassus();
+    buildFactorRows();
     compactS.resize(static_cast<std::size_t>(m));
     compactUnit.resize(static_cast<std::size_t>(m));
     compactLambda.resize(static_cast<std::size_t>(m));
@@ -661,7 +697,7 @@ void ImpactResolver::Workspace::solvePlastic(const Scalar* start, Scalar* out, S
       compactUnit[static_cast<std::size_t>(a)] = rows[static_cast<std::size_t>(r)].invSqrtD;
     }
     const int changes =
-        lcp.solve(delassus.data(), compactS.data(), compactUnit.data(), m, threshold, compactLambda.data());
+        lcp.solve(factorRows.data(), m, dofs, compactS.data(), compactUnit.data(), threshold, compactLambda.data());
     for (Index a = 0; a < m; ++a) {
       const int r = active[static_cast<std::size_t>(a)];
       const Scalar value = compactLambda[static_cast<std::size_t>(a)];

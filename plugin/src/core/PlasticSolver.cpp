@@ -4,49 +4,104 @@
 #include <cmath>
 
 namespace propimpact::detail {
+namespace {
 
-// Cholesky of W restricted to the active rows, then z_P = −W_PP⁻¹ s0_P.
-// Returns false when the last active row is (numerically) dependent.
-bool ActiveSetLcp::factorAndSolve(const Scalar* W, const Scalar* s0, Index m) {
-  const Index k = static_cast<Index>(m_active.size());
-  if (m_factor.size() < static_cast<std::size_t>(k * k)) m_factor.resize(static_cast<std::size_t>(k * k));
-  Scalar* L = m_factor.data();
-  for (Index c = 0; c < k; ++c)
-    for (Index r = c; r < k; ++r) L[r + c * k] = W[m_active[static_cast<std::size_t>(r)] + m_active[static_cast<std::size_t>(c)] * m];
-  for (Index c = 0; c < k; ++c) {
-    Scalar diagonal = L[c + c * k];
-    for (Index p = 0; p < c; ++p) diagonal -= L[c + p * k] * L[c + p * k];
-    const Scalar original = W[m_active[static_cast<std::size_t>(c)] * (m + 1)];
-    if (!(diagonal > 1e-12 * original)) return false;
-    const Scalar root = std::sqrt(diagonal);
-    L[c + c * k] = root;
-    for (Index r = c + 1; r < k; ++r) {
-      Scalar value = L[r + c * k];
-      for (Index p = 0; p < c; ++p) value -= L[r + p * k] * L[c + p * k];
-      L[r + c * k] = value / root;
+Scalar dot(const Scalar* a, const Scalar* b, Index n) {
+  Scalar value = 0;
+  for (Index k = 0; k < n; ++k) value += a[k] * b[k];
+  return value;
+}
+
+}  // namespace
+
+// Appends row a_row to the QR factor of A_Pᵀ; false when it depends on the
+// active rows to round-off.
+bool ActiveSetLcp::appendColumn(int row) {
+  const Index n = m_n;
+  const auto k = static_cast<Index>(m_active.size());
+  const Scalar* a = m_A + static_cast<Index>(row) * n;
+  Scalar* v = m_q.data() + k * n;
+  std::copy(a, a + n, v);
+  Scalar* column = m_r.data() + k * m_rStride;
+  std::fill(column, column + k + 1, Scalar(0));
+  for (int pass = 0; pass < 2; ++pass)
+    for (Index c = 0; c < k; ++c) {
+      const Scalar* q = m_q.data() + c * n;
+      const Scalar projection = dot(q, v, n);
+      column[c] += projection;
+      for (Index x = 0; x < n; ++x) v[x] -= projection * q[x];
     }
-  }
-  Scalar* z = m_z.data();
-  for (Index r = 0; r < k; ++r) {
-    Scalar value = -s0[m_active[static_cast<std::size_t>(r)]];
-    for (Index p = 0; p < r; ++p) value -= L[r + p * k] * z[p];
-    z[r] = value / L[r + r * k];
-  }
-  for (Index r = k - 1; r >= 0; --r) {
-    Scalar value = z[r];
-    for (Index p = r + 1; p < k; ++p) value -= L[p + r * k] * z[p];
-    z[r] = value / L[r + r * k];
-  }
+  const Scalar norm = std::sqrt(dot(v, v, n));
+  const Scalar original = std::sqrt(dot(a, a, n));
+  if (!(norm > 1e-12 * original)) return false;
+  for (Index x = 0; x < n; ++x) v[x] /= norm;
+  column[k] = norm;
+  m_active.push_back(row);
+  m_inActive[static_cast<std::size_t>(row)] = 1;
   return true;
 }
 
-int ActiveSetLcp::solve(const Scalar* W, const Scalar* s0, const Scalar* unitScale, Index m, Scalar threshold,
+// Refactors after rows left the active set (their relative order is kept).
+void ActiveSetLcp::rebuildFactor(Scalar* lambda) {
+  m_previous.assign(m_active.begin(), m_active.end());
+  for (const int row : m_previous) m_inActive[static_cast<std::size_t>(row)] = 0;
+  m_active.clear();
+  for (const int row : m_previous)
+    if (!appendColumn(row)) lambda[row] = 0;  // cannot happen in exact arithmetic: a subset stays independent
+}
+
+// out = (RᵀR)⁻¹ rhs over the active rows.
+void ActiveSetLcp::solveNormal(const Scalar* rhs, Scalar* out) {
+  const auto k = static_cast<Index>(m_active.size());
+  for (Index r = 0; r < k; ++r) {
+    Scalar value = rhs[r];
+    for (Index c = 0; c < r; ++c) value -= m_r[static_cast<std::size_t>(c + r * m_rStride)] * out[c];
+    out[r] = value / m_r[static_cast<std::size_t>(r + r * m_rStride)];
+  }
+  for (Index r = k - 1; r >= 0; --r) {
+    Scalar value = out[r];
+    for (Index c = r + 1; c < k; ++c) value -= m_r[static_cast<std::size_t>(r + c * m_rStride)] * out[c];
+    out[r] = value / m_r[static_cast<std::size_t>(r + r * m_rStride)];
+  }
+}
+
+// z_P = argmin ½ zᵀ A_P A_Pᵀ z + s0_Pᵀ z, with one step of iterative refinement.
+void ActiveSetLcp::solveActive() {
+  const auto k = static_cast<Index>(m_active.size());
+  const Index n = m_n;
+  for (Index r = 0; r < k; ++r) m_rhs[static_cast<std::size_t>(r)] = -m_s0[m_active[static_cast<std::size_t>(r)]];
+  solveNormal(m_rhs.data(), m_z.data());
+  std::fill(m_x.begin(), m_x.begin() + n, Scalar(0));
+  for (Index r = 0; r < k; ++r) {
+    const Scalar* a = m_A + static_cast<Index>(m_active[static_cast<std::size_t>(r)]) * n;
+    for (Index x = 0; x < n; ++x) m_x[static_cast<std::size_t>(x)] += m_z[static_cast<std::size_t>(r)] * a[x];
+  }
+  for (Index r = 0; r < k; ++r) {
+    const int row = m_active[static_cast<std::size_t>(r)];
+    m_rhs[static_cast<std::size_t>(r)] = -(dot(m_A + static_cast<Index>(row) * n, m_x.data(), n) + m_s0[row]);
+  }
+  std::vector<Scalar>& correction = m_work;
+  solveNormal(m_rhs.data(), correction.data());
+  for (Index r = 0; r < k; ++r) m_z[static_cast<std::size_t>(r)] += correction[static_cast<std::size_t>(r)];
+}
+
+int ActiveSetLcp::solve(const Scalar* A, Index m, Index n, const Scalar* s0, const Scalar* unitScale, Scalar threshold,
                         Scalar* lambda) {
   const auto mu = static_cast<std::size_t>(m);
+  m_A = A;
+  m_n = n;
+  m_s0 = s0;
+  m_rStride = std::min(m, n) + 1;
   m_active.clear();
+  m_active.reserve(mu);
   m_inActive.assign(mu, 0);
   m_blocked.assign(mu, 0);
+  m_q.resize(static_cast<std::size_t>(n * m_rStride));
+  m_r.resize(static_cast<std::size_t>(m_rStride * m_rStride));
   m_z.resize(mu);
+  m_rhs.resize(mu);
+  m_work.resize(mu);
+  m_x.resize(static_cast<std::size_t>(n));
   m_s.assign(s0, s0 + m);
   std::fill(lambda, lambda + m, Scalar(0));
   int changes = 0;
@@ -65,20 +120,15 @@ int ActiveSetLcp::solve(const Scalar* W, const Scalar* s0, const Scalar* unitSca
       }
     }
     if (entering < 0) break;
-    m_active.push_back(static_cast<int>(entering));
-    m_inActive[static_cast<std::size_t>(entering)] = 1;
     ++changes;
+    if (static_cast<Index>(m_active.size()) >= std::min(m, n) || !appendColumn(static_cast<int>(entering))) {
+      // Dependent on the active rows to round-off: it cannot lower the
+      // objective while they stay active.
+      m_blocked[static_cast<std::size_t>(entering)] = 1;
+      continue;
+    }
     while (true) {
-      if (!factorAndSolve(W, s0, m)) {
-        // The entering row depends on the active ones: it cannot lower the
-        // objective, so it stays out.
-        m_active.pop_back();
-        m_inActive[static_cast<std::size_t>(entering)] = 0;
-        m_blocked[static_cast<std::size_t>(entering)] = 1;
-        if (!m_active.empty()) factorAndSolve(W, s0, m);
-        for (std::size_t r = 0; r < m_active.size(); ++r) lambda[m_active[r]] = m_z[r];
-        break;
-      }
+      solveActive();
       const std::size_t k = m_active.size();
       bool allPositive = true;
       for (std::size_t r = 0; r < k; ++r)
@@ -88,15 +138,22 @@ int ActiveSetLcp::solve(const Scalar* W, const Scalar* s0, const Scalar* unitSca
         break;
       }
       Scalar step = 1;
+      std::size_t leaving = k;
       for (std::size_t r = 0; r < k; ++r) {
         const Scalar current = lambda[m_active[r]];
-        if (m_z[r] <= 0) step = std::min(step, current / (current - m_z[r]));
+        if (m_z[r] <= 0) {
+          const Scalar candidate = current / (current - m_z[r]);
+          if (candidate < step || leaving == k) {
+            step = std::min(step, candidate);
+            leaving = r;
+          }
+        }
       }
       std::size_t kept = 0;
       for (std::size_t r = 0; r < k; ++r) {
         const int row = m_active[r];
         lambda[row] += step * (m_z[r] - lambda[row]);
-        if (lambda[row] > 0 && !(m_z[r] <= 0 && lambda[row] <= 1e-15 * std::abs(m_z[r]))) {
+        if (r != leaving && lambda[row] > 0) {
           m_active[kept++] = row;
         } else {
           lambda[row] = 0;
@@ -104,17 +161,18 @@ int ActiveSetLcp::solve(const Scalar* W, const Scalar* s0, const Scalar* unitSca
         }
       }
       m_active.resize(kept);
+      rebuildFactor(lambda);
       ++changes;
-      if (kept == 0) break;
+      if (m_active.empty() || changes >= changeCap) break;
     }
-    // Refresh s = W λ + s0. A row blocked as dependent stays blocked only
-    // while the active set it depended on is unchanged.
-    for (Index i = 0; i < m; ++i) {
-      Scalar value = s0[i];
-      for (const int r : m_active) value += W[i + static_cast<Index>(r) * m] * lambda[r];
-      m_s[static_cast<std::size_t>(i)] = value;
+    // s = A Aᵀ λ + s0; the active set changed, so rows blocked against the old one may enter.
+    std::fill(m_x.begin(), m_x.end(), Scalar(0));
+    for (const int row : m_active) {
+      const Scalar* a = A + static_cast<Index>(row) * n;
+      for (Index x = 0; x < n; ++x) m_x[static_cast<std::size_t>(x)] += lambda[row] * a[x];
     }
-    if (!m_blocked[static_cast<std::size_t>(entering)]) std::fill(m_blocked.begin(), m_blocked.end(), 0);
+    for (Index i = 0; i < m; ++i) m_s[static_cast<std::size_t>(i)] = dot(A + i * n, m_x.data(), n) + s0[i];
+    std::fill(m_blocked.begin(), m_blocked.end(), 0);
   }
   return changes;
 }

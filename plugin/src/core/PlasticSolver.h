@@ -1,12 +1,18 @@
 #pragma once
 // Exact solver of the plastic-impact LCP (SPEC §4, Correction 2):
-//   λ ≥ 0,  s = W λ + s0 ≥ 0,  λᵀ s = 0,
-// W = J M⁻¹ Jᵀ the (PSD, possibly singular) Delassus matrix. This is the dual
-// of min ½||v+ − v−||²_M s.t. J v+ + b ≥ 0. Lawson–Hanson's active-set method
-// solves it in finitely many steps; a row that depends on the active rows has
-// zero violation at the active-set optimum, so it is never added and the
-// active block stays positive definite. Buffers are reused: no allocation once
-// capacity has grown.
+//   λ ≥ 0,  s = A Aᵀ λ + s0 ≥ 0,  λᵀ s = 0,
+// where A = J L with M⁻¹ = L Lᵀ, so A Aᵀ = J M⁻¹ Jᵀ is the Delassus matrix.
+// This is the dual of min ½||v+ − v−||²_M s.t. J v+ + b ≥ 0.
+//
+// Lawson–Hanson's active-set method, with the active rows kept as a QR
+// factorisation of A_Pᵀ (Gram–Schmidt applied twice) rather than a Cholesky
+// factor of the Delassus block: forming J M⁻¹ Jᵀ squares the conditioning of
+// nearly dependent rows (common: Bullet gives several points with almost the
+// same normal and lever), which made truly violated rows look dependent. Each
+// active-set solve takes one step of iterative refinement. A row that is
+// dependent on the active ones to round-off has zero violation at the
+// active-set optimum, so it is never needed. Buffers are reused: no allocation
+// once capacity has grown.
 
 #include <vector>
 
@@ -16,20 +22,33 @@ namespace propimpact::detail {
 
 class ActiveSetLcp {
  public:
-  /// \p W is m×m (column-major, leading dimension m). \p unitScale[i] =
-  /// 1/sqrt(W_ii) makes violations comparable across rows; a row is violated
-  /// while unitScale[i]·s_i < −threshold. Returns the number of active-set
-  /// changes; \p lambda receives the multipliers.
-  int solve(const Scalar* W, const Scalar* s0, const Scalar* unitScale, Index m, Scalar threshold, Scalar* lambda);
+  /// \p A holds m rows of n entries (row-major). \p unitScale[i] = 1/||a_i||
+  /// makes violations comparable across rows; a row is violated while
+  /// unitScale[i]·s_i < −threshold. Returns the number of active-set changes;
+  /// \p lambda receives the multipliers.
+  int solve(const Scalar* A, Index m, Index n, const Scalar* s0, const Scalar* unitScale, Scalar threshold,
+            Scalar* lambda);
 
  private:
-  bool factorAndSolve(const Scalar* W, const Scalar* s0, Index m);
+  bool appendColumn(int row);
+  void rebuildFactor(Scalar* lambda);
+  void solveActive();
+  void solveNormal(const Scalar* rhs, Scalar* out);
 
+  const Scalar* m_A = nullptr;
+  Index m_n = 0;
+  const Scalar* m_s0 = nullptr;
   std::vector<int> m_active;
+  std::vector<int> m_previous;
   std::vector<char> m_inActive;
   std::vector<char> m_blocked;
-  std::vector<Scalar> m_factor;
+  std::vector<Scalar> m_q;  // n × k orthonormal columns
+  std::vector<Scalar> m_r;  // k × k upper triangle, leading dimension m_rStride
+  Index m_rStride = 0;
   std::vector<Scalar> m_z;
+  std::vector<Scalar> m_rhs;
+  std::vector<Scalar> m_work;
+  std::vector<Scalar> m_x;
   std::vector<Scalar> m_s;
 };
 

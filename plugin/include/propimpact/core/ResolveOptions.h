@@ -75,7 +75,7 @@ struct ResolveOptions {
 
   /// Plastic solve: dense exact active-set solver up to this many contacts,
   /// projected Gauss–Seidel to plasticIterativeTolerance beyond (reported).
-  int plasticDenseLimit = 512;
+  int plasticDenseLimit = 256;
   Scalar plasticIterativeTolerance = 1e-12;
   std::int64_t plasticIterativeSweepCap = 100000;
 };
