@@ -93,6 +93,27 @@ int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
   checkFactor(body.angularFactor, "angular");
   const Matrix3 inverseInertia = 0.5 * (body.inverseInertiaWorld + body.inverseInertiaWorld.transpose());
   const Scalar inertiaScale = inverseInertia.cwiseAbs().maxCoeff();
+  const bool free = body.linearFactor == Vector3::Ones() && body.angularFactor == Vector3::Ones();
+  if (free && (body.inverseInertiaWorld - body.inverseInertiaWorld.transpose()).cwiseAbs().maxCoeff() <= 1e-9 * inertiaScale) {
+    // The common case, without eigen-decompositions: a free body whose inverse
+    // inertia is positive definite (a Cholesky factor exists).
+    const Eigen::LLT<Matrix3> cholesky(inverseInertia);
+    if (cholesky.info() == Eigen::Success && cholesky.matrixLLT().diagonal().minCoeff() > 1e-9 * std::sqrt(inertiaScale)) {
+      const int id = addBlock(6);
+      const BlockLayout& b = m_blocks.back();
+      Eigen::Map<Matrix6> mass(m_mass.data() + b.matrixOffset);
+      Eigen::Map<Matrix6> inverseMass(m_inverseMass.data() + b.matrixOffset);
+      mass.setZero();
+      inverseMass.setZero();
+      inverseMass.topLeftCorner<3, 3>().diagonal().setConstant(body.inverseMass);
+      inverseMass.bottomRightCorner<3, 3>() = inverseInertia;
+      mass.topLeftCorner<3, 3>().diagonal().setConstant(1 / body.inverseMass);
+      mass.bottomRightCorner<3, 3>() = cholesky.solve(Matrix3::Identity());
+      Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset) = body.linearVelocity;
+      Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset + 3) = body.angularVelocity;
+      return id;
+    }
+  }
   if ((body.inverseInertiaWorld - body.inverseInertiaWorld.transpose()).cwiseAbs().maxCoeff() > 1e-9 * inertiaScale ||
       Eigen::SelfAdjointEigenSolver<Matrix3>(inverseInertia).eigenvalues().minCoeff() < -1e-12 * inertiaScale)
     throw InputError(ErrorCode::NonPositiveMass, "rigid body inverse inertia is not symmetric positive semi-definite");

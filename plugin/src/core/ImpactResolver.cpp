@@ -619,9 +619,12 @@ std::int64_t ImpactResolver::Workspace::propagate(OrderingPolicy order, Scalar* 
       const auto g = static_cast<std::size_t>(row.terms[t].group);
       for (int a = adjacencyStart[g]; a < adjacencyStart[g + 1]; ++a) {
         const int j = adjacency[static_cast<std::size_t>(a)];
-        awake[static_cast<std::size_t>(j)] = 1;
         s[static_cast<std::size_t>(j)] = rowVelocity(j, velocity);
         heapUpdate(j);
+        // The cluster grows by the contacts the propagation makes infeasible,
+        // not by every contact of a body it moved: a ball landing on a pile
+        // reaches the contacts its impulse actually passes through.
+        if (heapPosition[static_cast<std::size_t>(j)] >= 0) awake[static_cast<std::size_t>(j)] = 1;
       }
     }
   }

@@ -38,9 +38,9 @@ struct ResolveOptions {
   std::uint64_t problemKey = 0;  ///< per step and cluster key for SeededRandom (never a running stream).
 
   /// Grow the cluster from the seed contacts (ImpactProblem::setSeed): a
-  /// non-seed contact joins when a reflection moves one of its blocks, and only
-  /// joined contacts must end feasible, take part in the plastic solve and the
-  /// analysis. This is how a ball landing on a settled pile reaches only the
+  /// non-seed contact joins when a reflection makes it infeasible (beyond its
+  /// resting speed), and only joined contacts must end feasible, take part in
+  /// the plastic solve and the analysis. This is how a ball landing on a settled pile reaches only the
   /// contacts its impact propagates to (SPEC §7); off, every contact is in.
   bool growFromSeeds = false;
 
