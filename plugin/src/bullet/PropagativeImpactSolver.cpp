@@ -114,11 +114,28 @@ struct PropagativeImpactSolver::Impl {
   // Per dispatcher manifold slot (btPersistentManifold::m_index1a): the
   // manifold and the last pass in which it had a touching point. Sphere–sphere
   // manifolds are rebuilt every frame, so their points carry no history.
-  std::vector<std::pair<const btPersistentManifold*, std::uint64_t>> touchingManifolds;
-  [[nodiscard]] bool touchingLastPass(const btPersistentManifold* manifold) const {
+  struct ManifoldHistory {
+    const btPersistentManifold* manifold = nullptr;
+    std::uint64_t touching = 0;  // last pass with a touching point
+    std::uint64_t loaded = 0;    // last pass in which Bullet's pass gave it a positive impulse
+  };
+  std::vector<ManifoldHistory> manifoldHistory;
+  [[nodiscard]] const ManifoldHistory* historyOf(const btPersistentManifold* manifold) const {
     const auto slot = static_cast<std::size_t>(manifold->m_index1a);
-    return slot < touchingManifolds.size() && touchingManifolds[slot].first == manifold &&
-           touchingManifolds[slot].second + 1 == passCounter;
+    return slot < manifoldHistory.size() && manifoldHistory[slot].manifold == manifold ? &manifoldHistory[slot] : nullptr;
+  }
+  [[nodiscard]] bool touchingLastPass(const btPersistentManifold* manifold) const {
+    const ManifoldHistory* h = historyOf(manifold);
+    return h && h->touching + 1 == passCounter;
+  }
+  [[nodiscard]] bool loadedLastPass(const btPersistentManifold* manifold) const {
+    const ManifoldHistory* h = historyOf(manifold);
+    return h && h->loaded + 1 == passCounter;
+  }
+  // ERP 0 for this pass only: the flags and ERP to restore afterwards.
+  void keepOverlap(btManifoldPoint& cp) {
+    unpushed.push_back({&cp, {cp.m_contactPointFlags, cp.m_contactERP}});
+    disablePositionCorrection(cp);
   }
   // Body pairs that took part in an impact and have stayed in contact since,
   // with the last pass that saw them touching: their overlap is never pushed
@@ -171,6 +188,7 @@ void PropagativeImpactSolver::prepareSolve(int numBodies, int numManifolds) {
     m_report.substeps = 0;
     m_report.restingContacts = 0;
     m_report.capHits = 0;
+    m_report.droppedClusters = 0;
     m_reportConsumed = false;
   }
   m_impl->substep = m_report.substeps;
@@ -326,17 +344,17 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
       c.seed = approaching && !resting;
       // A touching point that already separates needs no push: Bullet's pass
       // would push a grazing pair's overlap out at erp·depth/dt and add energy.
-      if (c.approachMid > m_settings.restingFactor * forcing + m_settings.restingFloor) {
-        im.unpushed.push_back({&cp, {cp.m_contactPointFlags, cp.m_contactERP}});
-        disablePositionCorrection(cp);
-      }
+      if (c.approachMid > m_settings.restingFactor * forcing + m_settings.restingFloor) im.keepOverlap(cp);
       c.forcing = forcing;
       c.restingSpeed = m_settings.restingFactor * forcing + m_settings.restingFloor;
       if (!im.impactedPairs.empty()) {
         const auto found = im.findImpactedPair(pairOf(objectA, objectB));
         if (found != im.impactedPairs.end()) {
+          // A pair that had an impact keeps its overlap (pushing it out
+          // through a velocity would add energy) until it bears load: a
+          // load-bearing contact in a pile must be corrected or bodies sink.
           found->second = im.passCounter;
-          disablePositionCorrection(cp);
+          if (!(cp.m_appliedImpulse > 0) && !im.loadedLastPass(manifold)) im.keepOverlap(cp);
         }
       }
       const auto worldIndex = [](const btCollisionObject* o) {
@@ -421,12 +439,19 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
   for (int k = 0; k < numManifolds; ++k) {
     const btPersistentManifold* manifold = manifolds[k];
     bool touching = false;
-    for (int j = 0; j < manifold->getNumContacts() && !touching; ++j)
-      touching = manifold->getContactPoint(j).getDistance() <= m_settings.touchingDistance;
+    bool loaded = false;
+    for (int j = 0; j < manifold->getNumContacts(); ++j) {
+      const btManifoldPoint& cp = manifold->getContactPoint(j);
+      touching = touching || cp.getDistance() <= m_settings.touchingDistance;
+      loaded = loaded || cp.m_appliedImpulse > 0;
+    }
     if (!touching || manifold->m_index1a < 0) continue;
     const auto slot = static_cast<std::size_t>(manifold->m_index1a);
-    if (slot >= im.touchingManifolds.size()) im.touchingManifolds.resize(slot + 1 + slot / 2, {nullptr, 0});
-    im.touchingManifolds[slot] = {manifold, im.passCounter};
+    if (slot >= im.manifoldHistory.size()) im.manifoldHistory.resize(slot + 1 + slot / 2);
+    Impl::ManifoldHistory& history = im.manifoldHistory[slot];
+    if (history.manifold != manifold) history = Impl::ManifoldHistory{manifold, 0, 0};
+    history.touching = im.passCounter;
+    if (loaded) history.loaded = im.passCounter;
   }
   for (auto& [point, distance] : im.hidden) {
     point->m_distance1 = distance;
@@ -435,9 +460,10 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     point->m_appliedImpulseLateral1 = 0;
     point->m_appliedImpulseLateral2 = 0;
   }
-  for (auto& [point, saved] : im.unpushed) {
-    point->m_contactPointFlags = saved.first;
-    point->m_contactERP = saved.second;
+  // Newest first: a point may have been saved twice in this pass.
+  for (auto it = im.unpushed.rbegin(); it != im.unpushed.rend(); ++it) {
+    it->first->m_contactPointFlags = it->second.first;
+    it->first->m_contactERP = it->second.second;
   }
   if (m_settings.keepReport) {
     for (const Candidate& c : im.candidates)
@@ -565,7 +591,9 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
   // Write back: store v+ − ½Δv so that Bullet's pass, which adds the whole
   // kick, ends at v+ + ½Δv.
   ClusterReport* report = nullptr;
-  if (m_settings.keepReport) {
+  if (m_settings.keepReport && m_report.clusters.size() >= m_settings.reportClusterCap) {
+    ++m_report.droppedClusters;  // never read: keep memory bounded, say so
+  } else if (m_settings.keepReport) {
     m_report.clusters.emplace_back();
     report = &m_report.clusters.back();
     report->substep = im.substep;
@@ -614,7 +642,7 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
       // It stays in contact: Bullet's pass supports it, but never pushes its
       // overlap out through a velocity (that would add energy), now or in
       // later steps while the pair stays in contact.
-      disablePositionCorrection(*c.point);
+      im.keepOverlap(*c.point);
     }
     // Either way the pair is remembered: one that separates more slowly than
     // its overlap (a wall contact in a cluster that ends at 4 cm/s with 1 cm

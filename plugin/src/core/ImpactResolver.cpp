@@ -133,7 +133,10 @@ struct ImpactResolver::Workspace {
   // eigen-decomposition, stored as Lᵀ), so that A Aᵀ is the Delassus matrix
   // without ever forming it for the plastic solve (see PlasticSolver.h).
   std::vector<Scalar> factorTransposed;  // per group, size × size, layout of inverseMass
-  std::vector<Scalar> factorRows;        // m × dofs, row-major, compact active order
+  std::vector<Scalar> factorRows;        // m × factorDofs, row-major, compact active order
+  std::vector<Index> factorColumn;       // per group: first column in factorRows, or -1
+  std::vector<char> groupTouched;
+  Index factorDofs = 0;
   void buildFactorRows();
 
   // Impulses per row.
@@ -657,7 +660,13 @@ void ImpactResolver::Workspace::ensureDelassus() {
 
 void ImpactResolver::Workspace::buildFactorRows() {
   factorTransposed.resize(inverseMass.size());
-  for (const Group& g : groups) {
+  groupTouched.assign(groups.size(), 0);
+  for (const int r : active)
+    for (int t = 0; t < rows[static_cast<std::size_t>(r)].termCount; ++t)
+      groupTouched[static_cast<std::size_t>(rows[static_cast<std::size_t>(r)].terms[t].group)] = 1;
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    if (!groupTouched[gi]) continue;
+    const Group& g = groups[gi];
     Eigen::Map<const MatrixX> minv(inverseMass.data() + g.matrixOffset, g.size, g.size);
     Eigen::Map<MatrixX> factor(factorTransposed.data() + g.matrixOffset, g.size, g.size);
     const auto fill = [&](const auto& eig) {
@@ -672,15 +681,30 @@ void ImpactResolver::Workspace::buildFactorRows() {
       fill(Eigen::SelfAdjointEigenSolver<MatrixX>(minv));
     }
   }
+  // Columns only for the groups the active rows touch: a cluster grown inside
+  // a large touching component must not pay for the whole component's dofs.
   const auto m = static_cast<Index>(active.size());
-  factorRows.assign(static_cast<std::size_t>(m * dofs), 0);
+  factorColumn.assign(groups.size(), -1);
+  factorDofs = 0;
+  for (const int r : active) {
+    const Row& row = rows[static_cast<std::size_t>(r)];
+    for (int t = 0; t < row.termCount; ++t) {
+      const auto g = static_cast<std::size_t>(row.terms[t].group);
+      if (factorColumn[g] < 0) {
+        factorColumn[g] = factorDofs;
+        factorDofs += groups[g].size;
+      }
+    }
+  }
+  factorRows.assign(static_cast<std::size_t>(m * factorDofs), 0);
   for (Index a = 0; a < m; ++a) {
     const Row& row = rows[static_cast<std::size_t>(active[static_cast<std::size_t>(a)])];
     for (int t = 0; t < row.termCount; ++t) {
-      const Group& g = groups[static_cast<std::size_t>(row.terms[t].group)];
+      const auto gi = static_cast<std::size_t>(row.terms[t].group);
+      const Group& g = groups[gi];
       Eigen::Map<const MatrixX> factor(factorTransposed.data() + g.matrixOffset, g.size, g.size);
       Eigen::Map<const VectorX> coefficient(coefficients.data() + row.terms[t].offset, g.size);
-      Eigen::Map<VectorX>(factorRows.data() + a * dofs + g.offset, g.size).noalias() += factor * coefficient;
+      Eigen::Map<VectorX>(factorRows.data() + a * factorDofs + factorColumn[gi], g.size).noalias() += factor * coefficient;
     }
   }
 }
@@ -700,7 +724,7 @@ void ImpactResolver::Workspace::solvePlastic(const Scalar* start, Scalar* out, S
       compactUnit[static_cast<std::size_t>(a)] = rows[static_cast<std::size_t>(r)].invSqrtD;
     }
     const int changes =
-        lcp.solve(factorRows.data(), m, dofs, compactS.data(), compactUnit.data(), threshold, compactLambda.data());
+        lcp.solve(factorRows.data(), m, factorDofs, compactS.data(), compactUnit.data(), threshold, compactLambda.data());
     for (Index a = 0; a < m; ++a) {
       const int r = active[static_cast<std::size_t>(a)];
       const Scalar value = compactLambda[static_cast<std::size_t>(a)];

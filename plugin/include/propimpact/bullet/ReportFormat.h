@@ -30,6 +30,7 @@ struct fmt::formatter<propimpact::StepReport> {
   auto format(const propimpact::StepReport& r, Context& ctx) const {
     auto out = fmt::format_to(ctx.out(), "step({} substeps, {} impact clusters, {} resting contacts, {} cap hits",
                               r.substeps, r.clusters.size(), r.restingContacts, r.capHits);
+    if (r.droppedClusters > 0) out = fmt::format_to(out, ", {} clusters dropped (report not read)", r.droppedClusters);
     for (const auto& rejected : r.rejected)
       out = fmt::format_to(out, ", rejected body {}: {}", static_cast<const void*>(rejected.body), rejected.reason);
     for (const auto& cluster : r.clusters) out = fmt::format_to(out, "; {}", cluster);

@@ -2,6 +2,7 @@
 /// \file SolverSettings.h
 /// What a user may tune on PropagativeImpactSolver.
 
+#include <cstddef>
 #include <cstdint>
 
 #include "propimpact/core/ResolveOptions.h"
@@ -39,6 +40,11 @@ struct SolverSettings {
   double restingFloor = 1e-9;
   /// Accumulate per-cluster reports (bodies, contacts, impulses).
   bool keepReport = true;
+  /// At most this many clusters are kept until the report is read (one read
+  /// per stepSimulation keeps it to one step); beyond, they are counted in
+  /// StepReport::droppedClusters, so an application that never reads the
+  /// report does not grow without bound.
+  std::size_t reportClusterCap = 4096;
 };
 
 }  // namespace propimpact

@@ -58,6 +58,7 @@ struct StepReport {
   std::vector<RejectedBody> rejected;       ///< bodies left out (bad input).
   std::int64_t restingContacts = 0;         ///< contacts handed to the sequential-impulse pass.
   std::int64_t capHits = 0;                 ///< clusters whose propagation hit the cap.
+  std::int64_t droppedClusters = 0;         ///< clusters not kept: the report reached SolverSettings::reportClusterCap unread.
 };
 
 }  // namespace propimpact
