@@ -39,7 +39,7 @@ thread_local long g_mallocCalls = 0;
 void countNew() {
   if (g_counting) ++g_newCalls;
 }
-void countMalloc() {
+[[maybe_unused]] void countMalloc() {
   if (g_counting) ++g_mallocCalls;
 }
 

@@ -401,6 +401,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     opt.xiOrders = m_settings.xiOrders;
     opt.analysisContactLimit = std::clamp(m_settings.analysisContactLimit, 0, 64);
     opt.growFromSeeds = true;
+    opt.jointErrorAsBias = false;  // see ResolveOptions: our joint error is the half kick's
 
     for (int root = 0; root < numBodies; ++root) {
       if (!im.componentHasSeed[static_cast<std::size_t>(root)] || findRoot(im.parent, root) != root) continue;

@@ -976,7 +976,6 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   ws.buildMetric();
   for (const Row& row : ws.rows)
     if (row.representative < 0) ++result.ignoredRows;
-  ws.findDuplicates(result);
 
   Eigen::Map<VectorX> v0Problem = ws.problemVector(ws.v0ProblemStorage);
   v0Problem = Eigen::Map<const VectorX>(problem.velocityData(), n);
@@ -1000,6 +999,21 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   }
   Eigen::Map<VectorX> vConstraintProblem = ws.problemVector(ws.vConstraintProblemStorage);
   ws.scatter(ws.vConstraint.data(), vConstraintProblem.data());
+  if (ws.anyProjector && options.jointErrorAsBias) {
+    // A contact sees the whole velocity: the joint-violating part enters its
+    // relative velocity as a constant, like a kinematic body's motion.
+    for (std::size_t r = 0; r < ws.rows.size(); ++r) {
+      Row& row = ws.rows[r];
+      if (row.termCount == 0) continue;
+      const Scalar carried = ws.rowVelocity(static_cast<int>(r), ws.vConstraint.data()) - row.bias;
+      if (carried != 0) {
+        row.bias += carried;
+        ws.anyBias = true;
+      }
+    }
+  }
+  // Duplicates must agree in that constant too, so they are found only now.
+  ws.findDuplicates(result);
   ws.v = ws.v0;
   ws.s.resize(ws.rows.size());
 

@@ -44,6 +44,16 @@ struct ResolveOptions {
   /// contacts its impact propagates to (SPEC §7); off, every contact is in.
   bool growFromSeeds = false;
 
+  /// With bilateral rows, the part of the velocity that violates them (B v ≠ 0)
+  /// is set aside and added back unchanged. On (default), it still counts in
+  /// the contacts' relative velocity, as a constant term like a kinematic
+  /// body's motion: every contact ends feasible for the whole velocity, but
+  /// reflections then conserve energy only up to that term. Off, contacts see
+  /// only the admissible part and reflections conserve energy exactly; the
+  /// Bullet adapter turns it off because its joint error is mostly its own
+  /// mid-step gravity kick along a string, which the joint cancels.
+  bool jointErrorAsBias = true;
+
   /// Maximum number of reflections; 0 means the default 1000 + 100·(number of contacts).
   /// When hit, the fallback (plastic outcome from the current state) runs and
   /// the result says so.
