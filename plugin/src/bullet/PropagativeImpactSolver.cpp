@@ -118,6 +118,7 @@ struct PropagativeImpactSolver::Impl {
     const btPersistentManifold* manifold = nullptr;
     std::uint64_t touching = 0;  // last pass with a touching point
     std::uint64_t loaded = 0;    // last pass in which Bullet's pass gave it a positive impulse
+    Scalar impulse = 0;          // the largest point impulse of that pass
   };
   std::vector<ManifoldHistory> manifoldHistory;
   [[nodiscard]] const ManifoldHistory* historyOf(const btPersistentManifold* manifold) const {
@@ -128,9 +129,9 @@ struct PropagativeImpactSolver::Impl {
     const ManifoldHistory* h = historyOf(manifold);
     return h && h->touching + 1 == passCounter;
   }
-  [[nodiscard]] bool loadedLastPass(const btPersistentManifold* manifold) const {
+  [[nodiscard]] Scalar impulseLastPass(const btPersistentManifold* manifold) const {
     const ManifoldHistory* h = historyOf(manifold);
-    return h && h->loaded + 1 == passCounter;
+    return h && h->loaded + 1 == passCounter ? h->impulse : 0;
   }
   // ERP 0 for this pass only: the flags and ERP to restore afterwards.
   void keepOverlap(btManifoldPoint& cp) {
@@ -354,7 +355,16 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
           // through a velocity would add energy) until it bears load: a
           // load-bearing contact in a pile must be corrected or bodies sink.
           found->second = im.passCounter;
-          if (!(cp.m_appliedImpulse > 0) && !im.loadedLastPass(manifold)) im.keepOverlap(cp);
+          // Load means external forces press along the contact and Bullet's
+          // pass carried a real share of them (a tenth of one step's kick),
+          // not a round-off impulse.
+          const btRigidBody* bodyA = btRigidBody::upcast(objectA);
+          const btRigidBody* bodyB = btRigidBody::upcast(objectB);
+          const Scalar inverseMass = (bodyA ? bodyA->getInvMass() : 0) + (bodyB ? bodyB->getInvMass() : 0);
+          const Scalar loadImpulse = inverseMass > 0 ? 0.1 * forcing / inverseMass : 0;
+          const Scalar carried = std::max<Scalar>(cp.m_appliedImpulse, im.impulseLastPass(manifold));
+          const bool bearsLoad = forcing > 0 && carried > loadImpulse;
+          if (!bearsLoad) im.keepOverlap(cp);
         }
       }
       const auto worldIndex = [](const btCollisionObject* o) {
@@ -441,10 +451,12 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     const btPersistentManifold* manifold = manifolds[k];
     bool touching = false;
     bool loaded = false;
+    Scalar largest = 0;
     for (int j = 0; j < manifold->getNumContacts(); ++j) {
       const btManifoldPoint& cp = manifold->getContactPoint(j);
       touching = touching || cp.getDistance() <= m_settings.touchingDistance;
       loaded = loaded || cp.m_appliedImpulse > 0;
+      largest = std::max<Scalar>(largest, cp.m_appliedImpulse);
     }
     if (!touching || manifold->m_index1a < 0) continue;
     const auto slot = static_cast<std::size_t>(manifold->m_index1a);
@@ -452,7 +464,10 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     Impl::ManifoldHistory& history = im.manifoldHistory[slot];
     if (history.manifold != manifold) history = Impl::ManifoldHistory{manifold, 0, 0};
     history.touching = im.passCounter;
-    if (loaded) history.loaded = im.passCounter;
+    if (loaded) {
+      history.loaded = im.passCounter;
+      history.impulse = largest;
+    }
   }
   for (auto& [point, distance] : im.hidden) {
     point->m_distance1 = distance;
