@@ -4,6 +4,8 @@
 /// (Fig. 5) and bounce. Each runs a sweep of independent cells and returns a
 /// Table plus the rows that failed --check.
 
+#include <LinearMath/btScalar.h>
+
 #include <string>
 #include <vector>
 
@@ -36,8 +38,10 @@ struct CradleOptions : CommonOptions {
   std::vector<double> hz{60, 600, 6000};   ///< step rates.
   std::vector<double> phases{0.1, 0.3, 0.5, 0.7, 0.9, 0.99}; ///< first-contact depth fractions φ.
   int settleSteps = 60;                    ///< steps simulated after the detecting step.
-  double energyTolerance = 1e-9;           ///< check: |energy_ratio − energy_ideal|.
-  double velocityTolerance = 1e-6;         ///< check: err_vs_propagative.
+  /// check: |energy_ratio − energy_ideal|; round-off of btScalar (issue 3:
+  /// 1e-9 in double, 1e-5 in the single-precision build).
+  double energyTolerance = sizeof(btScalar) == 8 ? 1e-9 : 1e-5;
+  double velocityTolerance = sizeof(btScalar) == 8 ? 1e-6 : 1e-5;  ///< check: err_vs_propagative.
 };
 /// The impact speeds the cradle study sweeps.
 [[nodiscard]] std::vector<double> cradleSpeeds(const CradleOptions& options);

@@ -2,6 +2,7 @@
 // and --check failing on stock Bullet / passing on the propagative solver.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <LinearMath/btScalar.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -54,7 +55,9 @@ TEST(CompareCli, CradleCsvHasTheRequiredColumns) {
     EXPECT_NO_THROW((void)table.column(column)) << column;
   EXPECT_EQ(table.rows.size(), 2U * 3 * 2 * 2 * 2);
   for (std::size_t i = 0; i < table.rows.size(); ++i)
-    EXPECT_NEAR(table.number(i, "measured_phase"), table.number(i, "phase"), 1e-6);
+    // In float, positions resolve about 1e-7 m against a step's travel down to
+    // 1.7e-5 m in this sweep: the measured phase is good to about 1e-2 there.
+    EXPECT_NEAR(table.number(i, "measured_phase"), table.number(i, "phase"), sizeof(btScalar) == 8 ? 1e-6 : 1e-2);
 }
 
 TEST(CompareCli, HelpExitsZero) { EXPECT_EQ(runCompare("--help > /dev/null"), 0); }
