@@ -105,7 +105,6 @@ struct PropagativeImpactSolver::Impl {
   std::vector<std::pair<btManifoldPoint*, std::pair<int, btScalar>>> unpushed;  // separating points: flags, ERP to restore
   std::vector<int> parent;
   std::vector<char> componentHasSeed;
-  std::vector<int> componentMembers;
   std::vector<int> blockBody;
   std::vector<std::pair<btManifoldPoint*, btScalar>> hidden;  // points kept from the SI pass, original distance
   btAlignedObjectArray<btSolverConstraint> jointRows;
@@ -324,9 +323,11 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
         const BodyState& st = im.states[static_cast<std::size_t>(b)];
         forcing = std::max(forcing, (st.kickLinear + st.kickAngular.cross(c.offsetB)).norm());
       }
+      c.forcing = forcing;
+      c.restingSpeed = m_settings.restingFactor * forcing + m_settings.restingFloor;
       c.bias = (a < 0 ? velocityA : 0) - (b < 0 ? velocityB : 0);
       c.approachMid = velocityA - velocityB + 0.5 * kick;
-      const bool approaching = c.approachMid < -(m_settings.restingFactor * forcing + m_settings.restingFloor);
+      const bool approaching = c.approachMid < -c.restingSpeed;
       // Persistent contact is resting contact (the paper's Zeno rule): a
       // point that carried Bullet's resting impulse last step, or a one-point
       // manifold (rebuilt every frame, like sphere–sphere) that was already
@@ -336,18 +337,13 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
         // A speculative point of a future impact: Bullet's pass would stop the
         // body plastically at the surface; let it arrive and be reflected.
         // Judged after this step's impacts, which may send a body towards it.
-        if (!resting) {
-          c.forcing = forcing;
-          im.speculative.push_back(c);
-        }
+        if (!resting) im.speculative.push_back(c);
         continue;
       }
       c.seed = approaching && !resting;
       // A touching point that already separates needs no push: Bullet's pass
       // would push a grazing pair's overlap out at erp·depth/dt and add energy.
-      if (c.approachMid > m_settings.restingFactor * forcing + m_settings.restingFloor) im.keepOverlap(cp);
-      c.forcing = forcing;
-      c.restingSpeed = m_settings.restingFactor * forcing + m_settings.restingFloor;
+      if (c.approachMid > c.restingSpeed) im.keepOverlap(cp);
       if (!im.impactedPairs.empty()) {
         const auto found = im.findImpactedPair(pairOf(objectA, objectB));
         if (found != im.impactedPairs.end()) {
@@ -421,7 +417,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
   }
   for (const Candidate& c : im.speculative) {
     const Scalar approach = c.normal.dot(pointVelocity(c.objectA, c.offsetA) - pointVelocity(c.objectB, c.offsetB)) + 0.5 * c.kick;
-    if (approach < -(m_settings.restingFactor * c.forcing + m_settings.restingFloor))
+    if (approach < -c.restingSpeed)
       im.hidden.emplace_back(c.point, c.point->m_distance1);
   }
 
@@ -492,7 +488,6 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
                                                btTypedConstraint** constraints, int numConstraints,
                                                const btContactSolverInfo& info) {
   Impl& im = *m_impl;
-  (void)info;
   ImpactProblem& problem = im.problem;
   problem.clear();
   im.blockBody.clear();
@@ -652,7 +647,7 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
       separation += Eigen::Map<const Vector6>(problem.rowData() + t.coefficientOffset).dot(r.velocity.segment<6>(layout.velocityOffset));
     }
     const Scalar endOfStep = separation + 0.5 * c.kick;
-    if (endOfStep > m_settings.restingFactor * c.forcing + m_settings.restingFloor) {
+    if (endOfStep > c.restingSpeed) {
       im.hidden.emplace_back(c.point, c.point->m_distance1);
     } else {
       // It stays in contact: Bullet's pass supports it, but never pushes its

@@ -123,7 +123,7 @@ struct ImpactResolver::Workspace {
   OrderingPolicy policy = OrderingPolicy::MostApproaching;
 
   // Plastic.
-  bool deliveryMatrixReady = false;
+  bool delassusReady = false;
   std::vector<Scalar> delassus;
   std::vector<Scalar> compactS;
   std::vector<Scalar> compactUnit;
@@ -385,7 +385,6 @@ void ImpactResolver::Workspace::buildMetric() {
     row.key = input.canonicalKey;
     row.restingSpeed = input.restingSpeed;
     if (input.bias != 0) anyBias = true;
-    Scalar inputNormSquared = 0;
     for (const RowTerm& t : input.terms) {
       if (t.block == kNoBlock) continue;
       const int group = blockGroup[static_cast<std::size_t>(t.block)];
@@ -402,13 +401,9 @@ void ImpactResolver::Workspace::buildMetric() {
       const Index size = p.block(t.block).size;
       const Scalar* source = p.rowData() + t.coefficientOffset;
       Scalar* target = coefficients.data() + row.terms[slot].offset + blockOffsetInGroup[static_cast<std::size_t>(t.block)];
-      for (Index k = 0; k < size; ++k) {
-        target[k] += source[k];
-        inputNormSquared += source[k] * source[k];
-      }
+      for (Index k = 0; k < size; ++k) target[k] += source[k];
     }
     row.representative = static_cast<int>(i);
-    (void)inputNormSquared;
   }
   w.assign(coefficients.size(), 0);
   for (std::size_t i = 0; i < contactCount; ++i) {
@@ -635,7 +630,7 @@ std::int64_t ImpactResolver::Workspace::propagate(OrderingPolicy order, Scalar* 
 }
 
 void ImpactResolver::Workspace::ensureDelassus() {
-  if (deliveryMatrixReady) return;
+  if (delassusReady) return;
   const auto m = static_cast<Index>(active.size());
   delassus.assign(static_cast<std::size_t>(m * m), 0);
   for (Index a = 0; a < m; ++a) {
@@ -655,7 +650,7 @@ void ImpactResolver::Workspace::ensureDelassus() {
       }
     }
   }
-  deliveryMatrixReady = true;
+  delassusReady = true;
 }
 
 void ImpactResolver::Workspace::buildFactorRows() {
@@ -947,7 +942,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   Workspace& ws = *m_work;
   ws.problem = &problem;
   ws.options = &options;
-  ws.deliveryMatrixReady = false;
+  ws.delassusReady = false;
 
   const Index n = problem.dofCount();
   const int contactCount = problem.contactCount();
@@ -1044,7 +1039,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
       if (ws.rows[i].representative >= 0 && !ws.awake[static_cast<std::size_t>(ws.rows[i].representative)])
         ws.rows[i].representative = -2;
     ws.buildAdjacency();
-    ws.deliveryMatrixReady = false;
+    ws.delassusReady = false;
     ws.grow = false;
   }
   ws.analyse(result);
