@@ -58,7 +58,7 @@ void pile(benchmark::State& state, const std::string& solverName) {
   SettledPile& pile = settledPile(solverName);
   auto* ours = dynamic_cast<TimedPropagativeSolver*>(pile.solver.get());
   double ourSeconds = 0;
-  std::int64_t reflections = 0, clusters = 0;
+  std::int64_t reflections = 0, clusters = 0; double contacts = 0, moved = 0;
   for (auto _ : state) {
     pile.snapshot->restore(*pile.world);
     if (ours) {
@@ -71,6 +71,7 @@ void pile(benchmark::State& state, const std::string& solverName) {
     for (int k = 0; k < kStepsPerRun; ++k) {
       pile.world->step(kDt);
       if (ours) {
+        for (const auto& c : ours->lastStepReport().clusters) { contacts += c.contacts.size(); moved += c.bodies.size(); }
         clusters += static_cast<std::int64_t>(ours->lastStepReport().clusters.size());
         reflections += reportedReflections(*ours);
       }
@@ -82,6 +83,8 @@ void pile(benchmark::State& state, const std::string& solverName) {
   if (ours) {
     state.counters["our_ms_per_step"] = 1e3 * ourSeconds / steps;
     state.counters["clusters_per_step"] = double(clusters) / steps;
+    state.counters["contacts_per_step"] = contacts / steps;
+    state.counters["moved_per_step"] = moved / steps;
     state.counters["reflections_per_step"] = double(reflections) / steps;
   }
 }

@@ -618,6 +618,7 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
     report->certificate = r.certificate;
     report->capHit = r.capHit;
     report->fallback = r.fallback;
+    report->contacts.reserve(static_cast<std::size_t>(problem.contactCount()));
   }
   if (r.capHit) ++m_report.capHits;
   for (int blk = 0; blk < problem.blockCount(); ++blk) {

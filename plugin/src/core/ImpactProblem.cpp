@@ -2,6 +2,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
+#include <Eigen/LU>
 #include <cmath>
 #include <string>
 
@@ -108,7 +109,10 @@ int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
       inverseMass.topLeftCorner<3, 3>().diagonal().setConstant(body.inverseMass);
       inverseMass.bottomRightCorner<3, 3>() = inverseInertia;
       mass.topLeftCorner<3, 3>().diagonal().setConstant(1 / body.inverseMass);
-      mass.bottomRightCorner<3, 3>() = cholesky.solve(Matrix3::Identity());
+      // The closed-form 3 × 3 inverse: the factor's solve against the identity
+      // goes through Eigen's dynamic triangular-solve kernel.
+      const Matrix3 inertia = inverseInertia.inverse();
+      mass.bottomRightCorner<3, 3>() = 0.5 * (inertia + inertia.transpose());
       Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset) = body.linearVelocity;
       Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset + 3) = body.angularVelocity;
       return id;

@@ -179,7 +179,12 @@ struct ImpactResolver::Workspace {
       const Group& g = groups[static_cast<std::size_t>(row.terms[t].group)];
       const Scalar* c = coefficients.data() + row.terms[t].offset;
       const Scalar* x = velocity + g.offset;
-      for (Index k = 0; k < g.size; ++k) value += c[k] * x[k];
+      if (g.size == 6) {
+        // A rigid body: a fixed trip count the compiler unrolls (same order, same bits).
+        for (Index k = 0; k < 6; ++k) value += c[k] * x[k];
+      } else {
+        for (Index k = 0; k < g.size; ++k) value += c[k] * x[k];
+      }
     }
     return value;
   }
@@ -189,7 +194,11 @@ struct ImpactResolver::Workspace {
       const Group& g = groups[static_cast<std::size_t>(row.terms[t].group)];
       const Scalar* dw = w.data() + row.terms[t].offset;
       Scalar* x = velocity + g.offset;
-      for (Index k = 0; k < g.size; ++k) x[k] += lambda * dw[k];
+      if (g.size == 6) {
+        for (Index k = 0; k < 6; ++k) x[k] += lambda * dw[k];
+      } else {
+        for (Index k = 0; k < g.size; ++k) x[k] += lambda * dw[k];
+      }
     }
   }
   [[nodiscard]] bool infeasible(int r, Scalar relativeVelocity) const {
@@ -412,6 +421,16 @@ void ImpactResolver::Workspace::buildMetric() {
     Scalar reference = 0;
     for (int t = 0; t < row.termCount; ++t) {
       const Group& g = groups[static_cast<std::size_t>(row.terms[t].group)];
+      if (g.size == 6) {
+        // Rigid bodies: fixed-size kernels instead of a dynamic matrix-vector product per row.
+        Eigen::Map<const Matrix6> minv(inverseMass.data() + g.matrixOffset);
+        Eigen::Map<const Vector6> c(coefficients.data() + row.terms[t].offset);
+        Eigen::Map<Vector6> wt(w.data() + row.terms[t].offset);
+        wt.noalias() = minv * c;
+        d += c.dot(wt);
+        reference += c.squaredNorm() * minv.cwiseAbs().maxCoeff();
+        continue;
+      }
       Eigen::Map<const MatrixX> minv(inverseMass.data() + g.matrixOffset, g.size, g.size);
       Eigen::Map<const VectorX> c(coefficients.data() + row.terms[t].offset, g.size);
       Eigen::Map<VectorX> wt(w.data() + row.terms[t].offset, g.size);
@@ -774,6 +793,12 @@ Scalar ImpactResolver::Workspace::kineticInner(const Eigen::Ref<const VectorX>& 
   Scalar value = 0;
   for (int blk = 0; blk < problem->blockCount(); ++blk) {
     const BlockLayout& layout = problem->block(blk);
+    if (layout.size == 6) {
+      Eigen::Map<const Matrix6> mass(problem->massData() + layout.matrixOffset);
+      const Vector6 product = mass * b.segment<6>(layout.velocityOffset);
+      value += a.segment<6>(layout.velocityOffset).dot(product);
+      continue;
+    }
     Eigen::Map<const MatrixX> mass(problem->massData() + layout.matrixOffset, layout.size, layout.size);
     // M b into a reused buffer: the product Eigen would otherwise put in a heap temporary.
     if (massTimes.size() < static_cast<std::size_t>(layout.size)) massTimes.resize(static_cast<std::size_t>(layout.size));
