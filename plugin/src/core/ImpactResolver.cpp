@@ -218,7 +218,8 @@ struct ImpactResolver::Workspace {
   std::int64_t propagate(OrderingPolicy order, Scalar* velocity, Scalar* lambda, std::vector<int>* sequence,
                          std::int64_t cap, bool& capHit);
   void ensureDelassus();
-  void solvePlastic(const Scalar* start, Scalar* out, Scalar* lambda, ImpactResult* stats);
+  void solvePlastic(const Scalar* start, Scalar* out, Scalar* lambda, ImpactResult* stats,
+                    const Scalar* warmStart = nullptr);
   Scalar blendAlpha(const VectorX& elastic, const VectorX& plastic, Scalar energyBefore, Scalar energyPlastic,
                     Scalar restitution) const;
   Scalar kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b) const;
@@ -723,7 +724,8 @@ void ImpactResolver::Workspace::buildFactorRows() {
   }
 }
 
-void ImpactResolver::Workspace::solvePlastic(const Scalar* start, Scalar* out, Scalar* lambda, ImpactResult* stats) {
+void ImpactResolver::Workspace::solvePlastic(const Scalar* start, Scalar* out, Scalar* lambda, ImpactResult* stats,
+                                             const Scalar* warmStart) {
   const auto m = static_cast<Index>(active.size());
   std::copy(start, start + dofs, out);
   if (m == 0) return;
@@ -753,6 +755,17 @@ void ImpactResolver::Workspace::solvePlastic(const Scalar* start, Scalar* out, S
     // Projected Gauss–Seidel on the LCP, swept until the largest
     // complementarity violation is below tolerance (or the sweep cap).
     compactLambda.assign(static_cast<std::size_t>(m), 0);
+    if (warmStart) {
+      // Half the elastic impulses: exact for one contact, and with f(λ) = ½λᵀWλ + λᵀJv₀
+      // convex, f(0) = 0 and f(λₑ) ≤ 0, the start already loses energy, which
+      // every sweep then only lowers further.
+      for (Index a = 0; a < m; ++a) {
+        const int r = active[static_cast<std::size_t>(a)];
+        const Scalar value = std::max(Scalar(0), Scalar(0.5) * warmStart[r]);
+        compactLambda[static_cast<std::size_t>(a)] = value;
+        if (value != 0) applyImpulse(r, value, out);
+      }
+    }
     std::int64_t sweep = 0;
     const Scalar tolerance = options->plasticIterativeTolerance * scale;
     for (; sweep < options->plasticIterativeSweepCap; ++sweep) {
@@ -763,7 +776,7 @@ void ImpactResolver::Workspace::solvePlastic(const Scalar* start, Scalar* out, S
         const Scalar current = compactLambda[static_cast<std::size_t>(a)];
         const Scalar relative = rowVelocity(r, out);
         const Scalar next = std::max(Scalar(0), current - relative / row.d);
-        const Scalar violation = std::abs(next - current) * std::sqrt(row.d);
+        const Scalar violation = std::abs(next - current) * row.d * row.invSqrtD;  // |Δλ|·√d without a root per row
         worst = std::max(worst, violation);
         if (next != current) {
           applyImpulse(r, next - current, out);
@@ -1100,7 +1113,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   if (restitution < 1) {
     std::vector<Scalar>& plasticInternal = ws.vPlastic;
     plasticInternal.resize(static_cast<std::size_t>(n));
-    ws.solvePlastic(ws.v0.data(), plasticInternal.data(), ws.lambdaPlastic.data(), &result);
+    ws.solvePlastic(ws.v0.data(), plasticInternal.data(), ws.lambdaPlastic.data(), &result, ws.lambdaElastic.data());
     result.plasticVelocity.resize(n);
     ws.scatter(plasticInternal.data(), result.plasticVelocity.data());
     result.plasticVelocity += vConstraintProblem;
