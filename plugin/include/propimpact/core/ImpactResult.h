@@ -36,7 +36,7 @@ const char* toString(Fallback fallback);
 enum class PlasticMethod {
   NotNeeded,   ///< R = 1 everywhere and no fallback: no plastic solve ran.
   ActiveSet,   ///< exact active-set (Lawson–Hanson) solve, to round-off.
-  Iterative,   ///< projected Gauss–Seidel for clusters above plasticDenseLimit.
+  Iterative,   ///< projected over-relaxed Gauss–Seidel for clusters above plasticDenseLimit.
 };
 
 /// Outcome and report of one resolution.

@@ -84,7 +84,7 @@ struct ResolveOptions {
   XiOrderSet xiOrders = XiOrderSet::MostVersusLeast;
 
   /// Plastic solve: dense exact active-set solver up to this many contacts,
-  /// projected Gauss–Seidel to plasticIterativeTolerance beyond (reported).
+  /// projected over-relaxed Gauss–Seidel (SOR, factor 1.5, from half the elastic impulses) to plasticIterativeTolerance beyond (reported).
   int plasticDenseLimit = 64;
   /// Bounds of the iterative path: time per impact stays bounded on a packed
   /// pile whose propagation reaches thousands of contacts; the residual left
