@@ -20,6 +20,7 @@ namespace {
 TEST(FuzzFindings, JointVelocityErrorContactsEndFeasibleAndDuplicatesAgree) {
   int replayed = 0;
   for (const auto& entry : std::filesystem::directory_iterator(PROPIMPACT_FINDINGS_DIR)) {
+    if (entry.path().filename().string().rfind("joint-error-", 0) != 0) continue;  // other findings have their own tests
     std::ifstream file(entry.path(), std::ios::binary);
     const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     fuzz::Case c;

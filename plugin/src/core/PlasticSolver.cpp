@@ -85,6 +85,64 @@ void ActiveSetLcp::solveActive() {
   for (Index r = 0; r < k; ++r) m_z[static_cast<std::size_t>(r)] += correction[static_cast<std::size_t>(r)];
 }
 
+// Row `row` is violated but lies in the span of the active rows, a_row = A_Pᵀβ
+// (possible only when s0 is not in the range of A: a kinematic bias or a
+// prescribed motion). Along λ_P − tβ, λ_row = t the impulse Aᵀλ stays the
+// same while the objective falls at the rate s_row < 0, so Lawson–Hanson's
+// exchange moves until the first active multiplier reaches zero and swaps that
+// row for this one; the objective strictly falls, so no active set repeats.
+// With no β_j > 0 the ray never ends: (−β, 1) ≥ 0 is a Farkas certificate
+// that no velocity satisfies every row. Returns false then, or when round-off
+// leaves the row dependent on the remaining ones too (the state is restored).
+bool ActiveSetLcp::exchange(int row, Scalar* lambda) {
+  const Index n = m_n;
+  const auto k = static_cast<Index>(m_active.size());
+  if (k == 0) return false;
+  const Scalar* a = m_A + static_cast<Index>(row) * n;
+  Scalar* beta = m_work.data();
+  for (Index c = 0; c < k; ++c) beta[c] = dot(m_q.data() + c * n, a, n);
+  for (Index r = k - 1; r >= 0; --r) {
+    Scalar value = beta[r];
+    for (Index c = r + 1; c < k; ++c) value -= m_r[static_cast<std::size_t>(r + c * m_rStride)] * beta[c];
+    beta[r] = value / m_r[static_cast<std::size_t>(r + r * m_rStride)];
+  }
+  Index leaving = -1;
+  Scalar step = 0;
+  for (Index r = 0; r < k; ++r) {
+    if (!(beta[r] > 0)) continue;
+    const Scalar candidate = lambda[m_active[static_cast<std::size_t>(r)]] / beta[r];
+    // On a tie the larger β leaves: the entering row is then the farthest from
+    // dependent on the rows that stay.
+    if (leaving < 0 || candidate < step || (candidate == step && beta[r] > beta[leaving])) {
+      leaving = r;
+      step = candidate;
+    }
+  }
+  if (leaving < 0) {
+    m_infeasible = true;
+    return false;
+  }
+  m_saved.assign(m_active.begin(), m_active.end());
+  m_savedLambda.resize(static_cast<std::size_t>(k));
+  for (Index r = 0; r < k; ++r) {
+    const int active = m_active[static_cast<std::size_t>(r)];
+    m_savedLambda[static_cast<std::size_t>(r)] = lambda[active];
+    lambda[active] = r == leaving ? Scalar(0) : std::max(Scalar(0), lambda[active] - step * beta[r]);
+  }
+  m_inActive[static_cast<std::size_t>(m_active[static_cast<std::size_t>(leaving)])] = 0;
+  m_active.erase(m_active.begin() + leaving);
+  rebuildFactor(lambda);
+  if (appendColumn(row)) {
+    lambda[row] = step;
+    return true;
+  }
+  for (const int r : m_active) m_inActive[static_cast<std::size_t>(r)] = 0;
+  m_active.clear();
+  for (std::size_t r = 0; r < m_saved.size(); ++r) lambda[m_saved[r]] = m_savedLambda[r];
+  for (const int r : m_saved) appendColumn(r);
+  return false;
+}
+
 int ActiveSetLcp::solve(const Scalar* A, Index m, Index n, const Scalar* s0, const Scalar* unitScale, Scalar threshold,
                         Scalar* lambda) {
   const auto mu = static_cast<std::size_t>(m);
@@ -92,16 +150,36 @@ int ActiveSetLcp::solve(const Scalar* A, Index m, Index n, const Scalar* s0, con
   m_n = n;
   m_s0 = s0;
   m_rStride = std::min(m, n) + 1;
-  m_active.clear();
   m_active.reserve(mu);
-  m_inActive.assign(mu, 0);
-  m_blocked.assign(mu, 0);
   m_q.resize(static_cast<std::size_t>(n * m_rStride));
   m_r.resize(static_cast<std::size_t>(m_rStride * m_rStride));
   m_z.resize(mu);
   m_rhs.resize(mu);
   m_work.resize(mu);
   m_x.resize(static_cast<std::size_t>(n));
+  m_infeasible = false;
+  m_blocking = false;
+  int changes = run(m, unitScale, threshold, lambda);
+  if (m_infeasible) {
+    // No outcome satisfies every row (a prescribed motion squeezes the
+    // bodies). The exchanges would follow the unbounded dual ray and drive the
+    // impulses towards infinity; start again instead and leave each row whose
+    // violation the active rows cannot remove violated (the outcome before
+    // exchanges existed, deterministic and reported by the caller).
+    m_blocking = true;
+    changes += run(m, unitScale, threshold, lambda);
+  }
+  return changes;
+}
+
+int ActiveSetLcp::run(Index m, const Scalar* unitScale, Scalar threshold, Scalar* lambda) {
+  const auto mu = static_cast<std::size_t>(m);
+  const Index n = m_n;
+  const Scalar* A = m_A;
+  const Scalar* s0 = m_s0;
+  m_active.clear();
+  m_inActive.assign(mu, 0);
+  m_blocked.assign(mu, 0);
   m_s.assign(s0, s0 + m);
   std::fill(lambda, lambda + m, Scalar(0));
   int changes = 0;
@@ -122,10 +200,13 @@ int ActiveSetLcp::solve(const Scalar* A, Index m, Index n, const Scalar* s0, con
     if (entering < 0) break;
     ++changes;
     if (static_cast<Index>(m_active.size()) >= std::min(m, n) || !appendColumn(static_cast<int>(entering))) {
-      // Dependent on the active rows to round-off: it cannot lower the
-      // objective while they stay active.
-      m_blocked[static_cast<std::size_t>(entering)] = 1;
-      continue;
+      if (m_infeasible || !exchange(static_cast<int>(entering), lambda)) {
+        if (m_infeasible && !m_blocking) break;  // start again below, blocking
+        // Infeasible: the row is left violated while these rows stay active
+        // (reported as the plastic residual by the caller).
+        m_blocked[static_cast<std::size_t>(entering)] = 1;
+        continue;
+      }
     }
     while (true) {
       solveActive();

@@ -10,8 +10,12 @@
 // nearly dependent rows (common: Bullet gives several points with almost the
 // same normal and lever), which made truly violated rows look dependent. Each
 // active-set solve takes one step of iterative refinement. A row that is
-// dependent on the active ones to round-off has zero violation at the
-// active-set optimum, so it is never needed. Buffers are reused: no allocation
+// dependent on the active ones has zero violation at the active-set optimum
+// only when s0 lies in the range of A; a kinematic bias or a prescribed motion
+// (velocity along an axis M⁻¹ cannot move) breaks that, and such a row, when
+// violated, enters by Lawson–Hanson's exchange step (see exchange()). If the
+// exchange proves that no outcome is feasible, the solve starts again without
+// exchanges and leaves those rows violated. Buffers are reused: no allocation
 // once capacity has grown.
 
 #include <vector>
@@ -30,8 +34,10 @@ class ActiveSetLcp {
             Scalar* lambda);
 
  private:
+  int run(Index m, const Scalar* unitScale, Scalar threshold, Scalar* lambda);
   bool appendColumn(int row);
   void rebuildFactor(Scalar* lambda);
+  bool exchange(int row, Scalar* lambda);
   void solveActive();
   void solveNormal(const Scalar* rhs, Scalar* out);
 
@@ -40,6 +46,10 @@ class ActiveSetLcp {
   const Scalar* m_s0 = nullptr;
   std::vector<int> m_active;
   std::vector<int> m_previous;
+  std::vector<int> m_saved;  // active set before an exchange, restored if it fails
+  std::vector<Scalar> m_savedLambda;
+  bool m_infeasible = false;  // an exchange found a Farkas certificate
+  bool m_blocking = false;    // second pass after that: no exchanges
   std::vector<char> m_inActive;
   std::vector<char> m_blocked;
   std::vector<Scalar> m_q;  // n × k orthonormal columns
