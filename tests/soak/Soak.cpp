@@ -1,6 +1,6 @@
 // Soak (issue 6, item 4): long runs of the drop-in solver through Bullet.
 //
-//   propimpact_soak [--steps N] [--scenes gas,pile] [--no-read-report]
+//   propimpact_soak [--steps N] [--scenes gas,pile] [--no-read-report] [--trace-energy FRACTION]
 //
 // gas:  100 frictionless spheres in a closed static box, zero gravity, COR 1.
 //       Kinetic energy is an invariant: its relative drift must stay below
@@ -16,6 +16,7 @@
 // (--no-read-report leaves it unread, to show what that costs).
 // Exit status 0 when every check holds, 1 otherwise.
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,7 +35,10 @@
 
 namespace {
 
+using propimpact::ClusterReport;
+using propimpact::ContactReport;
 using propimpact::PropagativeImpactSolver;
+using propimpact::StepReport;
 namespace scenes = propimpact::scenes;
 
 constexpr double kDt = 1.0 / 60;
@@ -63,6 +67,7 @@ struct Options {
   bool gas = true;
   bool pile = true;
   bool readReport = true;
+  double traceJump = 0;  // gas: print each step whose energy jumps by more than this fraction, with its report
 };
 
 /// Samples resident memory and checks it is flat after warm-up.
@@ -122,13 +127,36 @@ double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
+/// A step whose energy jumped: what the solver reported and which pairs touch.
+void traceStep(long step, double jump, scenes::World& world, PropagativeImpactSolver& solver) {
+  fmt::print("  step {}: relative energy change {:.3e}\n", step, jump);
+  const StepReport& report = solver.lastStepReport();
+  for (const ClusterReport& c : report.clusters) {
+    fmt::print("    cluster: {} contacts, {} bodies, {} reflections, energy {:.9f} -> {:.9f}, fallback {}\n", c.contacts.size(),
+               c.bodies.size(), c.reflections, c.energyBefore, c.energyAfter, static_cast<int>(c.fallback));
+    for (const ContactReport& contact : c.contacts)
+      fmt::print("      {} - {}: approach {:.6f} separation {:.6f} impulse {:.6f} seed {}\n", fmt::ptr(contact.bodyA),
+                 fmt::ptr(contact.bodyB), contact.approachSpeed, contact.separationSpeed, contact.impulse, contact.seed);
+  }
+  btDispatcher* dispatcher = world.dynamics().getDispatcher();
+  for (int m = 0; m < dispatcher->getNumManifolds(); ++m) {
+    const btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(m);
+    for (int j = 0; j < manifold->getNumContacts(); ++j) {
+      const btManifoldPoint& cp = manifold->getContactPoint(j);
+      if (cp.getDistance() > 0.01) continue;
+      fmt::print("    manifold {} - {}: distance {:.6f} applied impulse {:.6f} lifetime {}\n", fmt::ptr(manifold->getBody0()),
+                 fmt::ptr(manifold->getBody1()), cp.getDistance(), cp.m_appliedImpulse, cp.getLifeTime());
+    }
+  }
+}
+
 bool soakGas(const Options& opt) {
   scenes::World world("propagative");
   auto& solver = dynamic_cast<PropagativeImpactSolver&>(world.solver());
   scenes::Gas scene;
   const scenes::SceneBodies made = scenes::build(world, scene);
   const double e0 = world.kineticEnergy();
-  double worst = 0, worstPositive = 0;
+  double worst = 0, worstPositive = 0, previousDrift = 0;
   long worstStep = 0;
   bool bad = false;
   Counters counters;
@@ -139,6 +167,8 @@ bool soakGas(const Options& opt) {
     world.step(kDt);
     if (opt.readReport) counters.read(solver);
     const double drift = (world.kineticEnergy() - e0) / e0;
+    if (opt.traceJump > 0 && std::abs(drift - previousDrift) > opt.traceJump) traceStep(k, drift - previousDrift, world, solver);
+    previousDrift = drift;
     if (!(std::abs(drift) <= worst)) {
       worst = std::abs(drift);
       worstStep = k;
@@ -246,10 +276,12 @@ Options parse(int argc, char** argv) {
       opt.gas = list.find("gas") != std::string::npos;
       opt.pile = list.find("pile") != std::string::npos;
       if (!opt.gas && !opt.pile) throw std::invalid_argument("--scenes takes gas, pile or gas,pile");
+    } else if (arg == "--trace-energy" && i + 1 < argc) {
+      opt.traceJump = std::stod(argv[++i]);
     } else if (arg == "--no-read-report") {
       opt.readReport = false;
     } else if (arg == "-h" || arg == "--help") {
-      fmt::print("usage: propimpact_soak [--steps N (default 1000000)] [--scenes gas,pile] [--no-read-report]\n");
+      fmt::print("usage: propimpact_soak [--steps N (default 1000000)] [--scenes gas,pile] [--no-read-report] [--trace-energy FRACTION]\n");
       std::exit(0);
     } else {
       throw std::invalid_argument("unknown argument: " + arg);
