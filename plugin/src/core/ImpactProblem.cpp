@@ -97,9 +97,17 @@ int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
   const bool free = body.linearFactor == Vector3::Ones() && body.angularFactor == Vector3::Ones();
   if (free && (body.inverseInertiaWorld - body.inverseInertiaWorld.transpose()).cwiseAbs().maxCoeff() <= 1e-9 * inertiaScale) {
     // The common case, without eigen-decompositions: a free body whose inverse
-    // inertia is positive definite (a Cholesky factor exists).
+    // inertia is well conditioned. The pivots' cut-off is the pseudo-inverse's
+    // relative 1e-12, and the inverse is checked too: a zero principal value
+    // rotated into round-off (~1e-17) passed a looser pivot test and gave a
+    // mass of 1e16 with a negative eigenvalue (fuzz finding
+    // capped-plastic-impulses-miss-velocity-change). For SPD 3 × 3 matrices
+    // max|A| · max|A⁻¹| ≥ λmax / (9 λmin), so the bound keeps λmin/λmax above
+    // about 1e-13; anything worse takes the eigen-decomposition path below.
     const Eigen::LLT<Matrix3> cholesky(inverseInertia);
-    if (cholesky.info() == Eigen::Success && cholesky.matrixLLT().diagonal().minCoeff() > 1e-9 * std::sqrt(inertiaScale)) {
+    const Matrix3 inertia = inverseInertia.inverse();
+    if (cholesky.info() == Eigen::Success && cholesky.matrixLLT().diagonal().minCoeff() > 1e-6 * std::sqrt(inertiaScale) &&
+        inertia.allFinite() && inertia.cwiseAbs().maxCoeff() * inertiaScale <= 1e12) {
       const int id = addBlock(6);
       const BlockLayout& b = m_blocks.back();
       Eigen::Map<Matrix6> mass(m_mass.data() + b.matrixOffset);
@@ -109,9 +117,8 @@ int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
       inverseMass.topLeftCorner<3, 3>().diagonal().setConstant(body.inverseMass);
       inverseMass.bottomRightCorner<3, 3>() = inverseInertia;
       mass.topLeftCorner<3, 3>().diagonal().setConstant(1 / body.inverseMass);
-      // The closed-form 3 × 3 inverse: the factor's solve against the identity
-      // goes through Eigen's dynamic triangular-solve kernel.
-      const Matrix3 inertia = inverseInertia.inverse();
+      // The closed-form 3 × 3 inverse (the factor's solve against the identity
+      // goes through Eigen's dynamic triangular-solve kernel).
       mass.bottomRightCorner<3, 3>() = 0.5 * (inertia + inertia.transpose());
       Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset) = body.linearVelocity;
       Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset + 3) = body.angularVelocity;
