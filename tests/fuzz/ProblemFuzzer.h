@@ -474,14 +474,18 @@ inline std::string check(const ImpactProblem& p, const ResolveOptions& o, const 
     // nearly opposing rows (a body pinched between them) can need opposing
     // impulses far above the momentum, ||M⁻¹Jᵢᵀ λᵢ||_M = λᵢ √dᵢ, that cancel;
     // neither the resolver nor this check can sum them to better than a few
-    // hundred ulps of their size, so that much is allowed on top.
+    // hundred ulps of their size, so that much is allowed on top. Rows merged
+    // as duplicates agree in M⁻¹Jᵀ only to duplicateTolerance: the impulse
+    // applied along the kept row is reported shared among them, which moves
+    // M⁻¹Jᵀλ by up to that fraction of the shared impulses' size.
     const VectorX dv = r.velocity - v0;
     const VectorX residual = dv - minv * j.transpose() * r.impulses;
     const Scalar size = std::sqrt(2 * e0) + std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(dv)));
     Scalar impulseSize = 0;
     for (int i = 0; i < m; ++i) impulseSize += r.impulses[i] * std::sqrt(std::max(Scalar(0), d[i]));
     const Scalar error = std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(residual)));
-    if (error > tol.momentum * size + tol.cancellation * impulseSize + 1e-300) {
+    const Scalar merging = r.mergedDuplicates > 0 ? o.duplicateTolerance * impulseSize : Scalar(0);
+    if (error > tol.momentum * size + tol.cancellation * impulseSize + merging + 1e-300) {
       fail << "impulses do not explain the velocity change: ||Δv − M⁻¹Jᵀλ||_M = " << error << " vs " << size;
       return fail.str();
     }
