@@ -691,8 +691,18 @@ void ImpactResolver::Workspace::buildFactorRows() {
     Eigen::Map<MatrixX> factor(factorTransposed.data() + g.matrixOffset, g.size, g.size);
     const auto fill = [&](const auto& eig) {
       const auto values = eig.eigenvalues();
+      // An eigenvalue at round-off level is a zero the arithmetic missed (a
+      // joint's projection M⁻¹ − M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺BM⁻¹ cancels to ~1e-16 relative).
+      // Under the square root it became a mobility of 1e-8 relative, far above
+      // what the active-set solve takes for dependence, and an infeasible
+      // squeeze pushed impulses of 1e20 along it, whose round-off then moved
+      // the joint (fuzz finding
+      // joint-round-off-mobility-drove-plastic-impulses-to-1e20). The cut-off
+      // is the one below which a row already counts as unmovable (d > 1e-13 ·
+      // reference in buildMetric).
+      const Scalar cutoff = Scalar(1e-13) * values.cwiseAbs().maxCoeff();
       for (Index k = 0; k < g.size; ++k)
-        factor.row(k) = std::sqrt(std::max(Scalar(0), values[k])) * eig.eigenvectors().col(k).transpose();
+        factor.row(k) = (values[k] > cutoff ? std::sqrt(values[k]) : Scalar(0)) * eig.eigenvectors().col(k).transpose();
     };
     if (g.size == 6) {
       // Rigid bodies: fixed size, no heap.
