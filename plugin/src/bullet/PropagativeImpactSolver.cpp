@@ -6,6 +6,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -97,7 +98,33 @@ int findRoot(std::vector<int>& parent, int x) {
 struct PropagativeImpactSolver::Impl {
   ImpactProblem problem;
   ImpactResolver resolver;
-  ImpactResult result;
+  // Results kept per cluster shape (dofs, contacts): ImpactResult's Eigen
+  // vectors have no spare capacity and reallocate whenever the size changes,
+  // so a scene whose clusters alternate between a few shapes (a cradle, a gas
+  // of pairs and wall hits) would allocate at every change. The least
+  // recently used slot takes a new shape.
+  struct ShapedResult {
+    Index dofs = -1;
+    int contacts = -1;
+    std::uint64_t lastUse = 0;
+    ImpactResult result;
+  };
+  std::array<ShapedResult, 8> results;
+  std::uint64_t resultUses = 0;
+  ImpactResult& resultFor(Index dofs, int contacts) {
+    ShapedResult* slot = &results[0];
+    for (ShapedResult& candidate : results) {
+      if (candidate.dofs == dofs && candidate.contacts == contacts) {
+        slot = &candidate;
+        break;
+      }
+      if (candidate.lastUse < slot->lastUse) slot = &candidate;
+    }
+    slot->dofs = dofs;
+    slot->contacts = contacts;
+    slot->lastUse = ++resultUses;
+    return slot->result;
+  }
   ResolveOptions options;
   std::vector<BodyState> states;
   std::vector<Candidate> candidates;
@@ -601,11 +628,11 @@ void PropagativeImpactSolver::resolveComponent(int root, btCollisionObject** bod
 
   im.options.problemKey = (im.passCounter << 20) ^ static_cast<std::uint64_t>(root);
   try {
-    im.resolver.resolve(problem, im.options, im.result);
+    im.resolver.resolve(problem, im.options, im.resultFor(problem.dofCount(), problem.contactCount()));
   } catch (const InputError&) {
     return;  // options are validated once per call; a failure leaves everything to Bullet's pass
   }
-  const ImpactResult& r = im.result;
+  const ImpactResult& r = im.resultFor(problem.dofCount(), problem.contactCount());
 
   // Write back: store v+ − ½Δv so that Bullet's pass, which adds the whole
   // kick, ends at v+ + ½Δv.
