@@ -396,7 +396,11 @@ inline std::string check(const ImpactProblem& p, const ResolveOptions& o, const 
   Scalar scale = std::sqrt(std::max(Scalar(0), 2 * e0));
   for (int i = 0; i < m; ++i)
     if (d[i] > 0) scale = std::max(scale, std::abs(before[i]) / std::sqrt(d[i]));
-  Scalar allowed = tol.feasibility * scale;
+  // The resolver treats an approach slower than feasibilityTolerance·scale as
+  // feasible (no reflection); a case may loosen that option (1e-6), and then
+  // the outcome is only that feasible (finding
+  // approach-within-a-loosened-feasibility-tolerance).
+  Scalar allowed = std::max(tol.feasibility, Scalar(1.01) * o.feasibilityTolerance) * scale;
   if (r.plasticMethod == PlasticMethod::Iterative) allowed = std::max(allowed, 2 * r.plasticResidual);
 
   // Velocity along an axis the metric cannot move (a locked factor with a

@@ -108,6 +108,7 @@ struct ImpactResolver::Workspace {
   std::vector<int> active;     // compact list of active rows
   std::vector<int> compactOf;  // row -> position in active, or -1
   Index dofs = 0;
+  Scalar duplicateSpeedScale = 0;  // √(2 T₀): the velocity scale duplicates' speeds are compared at
 
   // Scales.
   Scalar scale = 0;
@@ -489,7 +490,16 @@ void ImpactResolver::Workspace::findDuplicates(ImpactResult& result) {
       if (j >= i) break;
       const Row& other = rows[static_cast<std::size_t>(j)];
       if (other.representative != j || other.termCount != row.termCount) continue;
-      if (std::abs(other.bias - row.bias) > tolerance * std::max(std::abs(other.bias), std::abs(row.bias))) continue;
+      // Equal M⁻¹Jᵀ keeps Jᵢv − Jⱼv constant through every impulse, so two rows
+      // are one constraint only if they also agree in it now: bias, a joint
+      // error, or motion along an axis nothing can change (a body spinning
+      // about an infinite-inertia axis) can set them apart, and merging them
+      // would leave the dropped row infeasible (fuzz finding
+      // merged-duplicates-differ-in-velocity-along-an-immobile-axis).
+      const Scalar speedI = rowVelocity(i, v0.data()) * row.invSqrtD;
+      const Scalar speedJ = rowVelocity(j, v0.data()) * other.invSqrtD;
+      if (std::abs(speedI - speedJ) > tolerance * std::max({duplicateSpeedScale, std::abs(speedI), std::abs(speedJ)}))
+        continue;
       bool same = true;
       for (int t = 0; t < row.termCount && same; ++t) {
         int u = -1;
@@ -1061,11 +1071,12 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
     }
   }
   // Duplicates must agree in that constant too, so they are found only now.
+  result.energyBefore = ws.kineticEnergy(v0Problem);
+  ws.duplicateSpeedScale = std::sqrt(2 * result.energyBefore);
   ws.findDuplicates(result);
   ws.v = ws.v0;
   ws.s.resize(ws.rows.size());
 
-  result.energyBefore = ws.kineticEnergy(v0Problem);
   Scalar largestApproach = 0;
   for (const int r : ws.active)
     largestApproach = std::max(largestApproach, std::abs(ws.rowVelocity(r, ws.v0.data()) * ws.rows[static_cast<std::size_t>(r)].invSqrtD));
