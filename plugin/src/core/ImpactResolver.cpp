@@ -56,6 +56,12 @@ constexpr int kAnalysisMax = 64;
 // gained) and converges for a symmetric PSD Delassus matrix; 1.5 took about a
 // quarter of plain Gauss–Seidel's sweeps on the settled 1,000-sphere pile.
 constexpr Scalar kOverRelaxation = 1.5;
+// Below this fraction of its reference (|J|² · max|M⁻¹| before any joint's
+// projection), J M⁻¹ Jᵀ counts as zero: no admissible motion moves the row.
+// Measured against the projected metric instead, an over-constrained joint
+// (M⁻¹_c zero up to round-off) made round-off look like mobility (finding
+// contact-moved-only-by-round-off-of-an-over-constrained-joint).
+constexpr Scalar kMetricNoise = 1e-13;
 using SmallMatrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kAnalysisMax, kAnalysisMax>;
 using SmallVector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1, Eigen::ColMajor, kAnalysisMax, 1>;
 
@@ -97,6 +103,7 @@ struct ImpactResolver::Workspace {
   // the joints (seed 004's P_c). Empty when there are no bilateral rows.
   std::vector<Scalar> constraintProjector;
   std::vector<Index> projectorOffset;
+  std::vector<Scalar> groupScale;  // per group: max |M⁻¹| before the joints' projection
   std::vector<Scalar> vConstraint;  // internal ordering
   mutable std::vector<Scalar> vConstraintProblemStorage;  // problem ordering, see problemVector()
   bool anyProjector = false;
@@ -274,6 +281,7 @@ void ImpactResolver::Workspace::buildMetric() {
   dofs = p.dofCount();
 
   if (p.bilateralCount() == 0) {
+    groupScale.assign(blockCount, 0);
     for (std::size_t b = 0; b < blockCount; ++b) {
       const BlockLayout& layout = p.block(static_cast<int>(b));
       Group g;
@@ -282,6 +290,7 @@ void ImpactResolver::Workspace::buildMetric() {
       g.matrixOffset = static_cast<Index>(inverseMass.size());
       const Scalar* source = p.inverseMassData() + layout.matrixOffset;
       inverseMass.insert(inverseMass.end(), source, source + layout.size * layout.size);
+      groupScale[b] = Eigen::Map<const MatrixX>(source, layout.size, layout.size).cwiseAbs().maxCoeff();
       blockGroup[b] = static_cast<int>(groups.size());
       groups.push_back(g);
     }
@@ -312,6 +321,7 @@ void ImpactResolver::Workspace::buildMetric() {
       g.size += p.block(static_cast<int>(b)).size;
     }
     projectorOffset.assign(groups.size(), -1);
+    groupScale.assign(groups.size(), 0);
     for (Group& g : groups) {
       g.offset = offset;
       offset += g.size;
@@ -326,6 +336,9 @@ void ImpactResolver::Workspace::buildMetric() {
       Eigen::Map<MatrixX> target(inverseMass.data() + g.matrixOffset, g.size, g.size);
       target.block(blockOffsetInGroup[b], blockOffsetInGroup[b], layout.size, layout.size) =
           Eigen::Map<const MatrixX>(p.inverseMassData() + layout.matrixOffset, layout.size, layout.size);
+      // The scale of the unprojected M⁻¹: what "round-off of the metric" is measured against.
+      groupScale[static_cast<std::size_t>(blockGroup[b])] =
+          std::max(groupScale[static_cast<std::size_t>(blockGroup[b])], target.cwiseAbs().maxCoeff());
     }
     // Every matrix below is a Map over a reused buffer, so that a step whose
     // groups have the sizes of an earlier step allocates nothing.
@@ -435,7 +448,7 @@ void ImpactResolver::Workspace::buildMetric() {
         Eigen::Map<Vector6> wt(w.data() + row.terms[t].offset);
         wt.noalias() = minv * c;
         d += c.dot(wt);
-        reference += c.squaredNorm() * minv.cwiseAbs().maxCoeff();
+        reference += c.squaredNorm() * groupScale[static_cast<std::size_t>(row.terms[t].group)];
         continue;
       }
       Eigen::Map<const MatrixX> minv(inverseMass.data() + g.matrixOffset, g.size, g.size);
@@ -443,10 +456,10 @@ void ImpactResolver::Workspace::buildMetric() {
       Eigen::Map<VectorX> wt(w.data() + row.terms[t].offset, g.size);
       wt.noalias() = minv * c;
       d += c.dot(wt);
-      reference += c.squaredNorm() * minv.cwiseAbs().maxCoeff();
+      reference += c.squaredNorm() * groupScale[static_cast<std::size_t>(row.terms[t].group)];
     }
     row.d = d;
-    if (!(d > 1e-13 * reference)) {
+    if (!(d > kMetricNoise * reference)) {
       row.representative = -1;  // no admissible motion moves this contact
       row.invSqrtD = 0;
     } else {
