@@ -9,26 +9,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
+#include "FindingFile.h"
 #include "ProblemFuzzer.h"
 #include "propimpact/core/ImpactResolver.h"
 
 namespace propimpact {
 namespace {
 
-fuzz::Case loadWedge() {
-  std::ifstream file(std::filesystem::path(PROPIMPACT_FINDINGS_DIR) / "near-duplicate-rows-share-impulses-in-a-capped-wedge",
-                     std::ios::binary);
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  EXPECT_FALSE(bytes.empty());
-  fuzz::Case c;
-  fuzz::build(bytes.data(), bytes.size(), c);
-  return c;
-}
+fuzz::Case loadWedge() { return regression::loadFinding("near-duplicate-rows-share-impulses-in-a-capped-wedge"); }
 
 // ||Δv − M⁻¹Jᵀλ||_M relative to the size of the impulses, Σ λᵢ √dᵢ.
 double impulseMismatch(const fuzz::Case& c, const ImpactResult& r) {
@@ -64,12 +54,7 @@ TEST(FuzzFindings, NearDuplicateRowsShareImpulsesInACappedWedge) {
 // plastic solve. The check now adds the cancellation allowance it already
 // used for Δv = M⁻¹Jᵀλ.
 TEST(FuzzFindings, CappedWedgeRoundOffOfCancellingImpulses) {
-  std::ifstream file(std::filesystem::path(PROPIMPACT_FINDINGS_DIR) / "capped-wedge-round-off-of-cancelling-impulses",
-                     std::ios::binary);
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  ASSERT_FALSE(bytes.empty());
-  fuzz::Case c;
-  fuzz::build(bytes.data(), bytes.size(), c);
+  fuzz::Case c = regression::loadFinding("capped-wedge-round-off-of-cancelling-impulses");
   ImpactResolver resolver;
   const ImpactResult r = resolver.resolve(c.problem, c.options);
   EXPECT_TRUE(r.capHit);

@@ -4,12 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
+#include "FindingFile.h"
 #include "ProblemFuzzer.h"
 #include "propimpact/core/ImpactResolver.h"
 
@@ -27,12 +25,7 @@ namespace {
 // round-off changed the joint's velocity error by 1.2e3-2.3e4. Eigenvalues at
 // round-off level now count as zero in the factor.
 TEST(FuzzFindings, JointRoundOffMobilityDrovePlasticImpulsesTo1e20) {
-  std::ifstream file(std::filesystem::path(PROPIMPACT_FINDINGS_DIR) / "joint-round-off-mobility-drove-plastic-impulses-to-1e20",
-                     std::ios::binary);
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  ASSERT_FALSE(bytes.empty());
-  fuzz::Case c;
-  fuzz::build(bytes.data(), bytes.size(), c);
+  fuzz::Case c = regression::loadFinding("joint-round-off-mobility-drove-plastic-impulses-to-1e20");
   ASSERT_EQ(c.problem.bilateralCount(), 1);
   ImpactResolver resolver;
   const ImpactResult r = resolver.resolve(c.problem, c.options);

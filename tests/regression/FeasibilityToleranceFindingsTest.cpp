@@ -9,11 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
+#include "FindingFile.h"
 #include "ProblemFuzzer.h"
 #include "propimpact/core/ImpactResolver.h"
 
@@ -21,12 +19,7 @@ namespace propimpact {
 namespace {
 
 TEST(FuzzFindings, ApproachWithinALoosenedFeasibilityTolerance) {
-  std::ifstream file(std::filesystem::path(PROPIMPACT_FINDINGS_DIR) / "approach-within-a-loosened-feasibility-tolerance",
-                     std::ios::binary);
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  ASSERT_FALSE(bytes.empty());
-  fuzz::Case c;
-  fuzz::build(bytes.data(), bytes.size(), c);
+  fuzz::Case c = regression::loadFinding("approach-within-a-loosened-feasibility-tolerance");
   EXPECT_EQ(c.options.feasibilityTolerance, 1e-6);
   ImpactResolver resolver;
   const ImpactResult r = resolver.resolve(c.problem, c.options);

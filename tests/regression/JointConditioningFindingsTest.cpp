@@ -10,12 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Eigenvalues>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <vector>
 
+#include "FindingFile.h"
 #include "ProblemFuzzer.h"
 #include "propimpact/core/ImpactResolver.h"
 
@@ -23,12 +21,7 @@ namespace propimpact {
 namespace {
 
 TEST(FuzzFindings, EnergyDriftThroughIllConditionedJointRows) {
-  std::ifstream file(std::filesystem::path(PROPIMPACT_FINDINGS_DIR) / "energy-drift-through-ill-conditioned-joint-rows",
-                     std::ios::binary);
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  ASSERT_FALSE(bytes.empty());
-  fuzz::Case c;
-  fuzz::build(bytes.data(), bytes.size(), c);
+  fuzz::Case c = regression::loadFinding("energy-drift-through-ill-conditioned-joint-rows");
   ASSERT_EQ(c.problem.bilateralCount(), 2);
   ImpactResolver resolver;
   const ImpactResult r = resolver.resolve(c.problem, c.options);
@@ -56,13 +49,7 @@ TEST(FuzzFindings, EnergyDriftThroughIllConditionedJointRows) {
 // by 5 % of the scale. The test now measures against the unprojected M⁻¹ and
 // allows the projection's κ·ε error; the row is reported ignored.
 TEST(FuzzFindings, ContactMovedOnlyByRoundOffOfAnOverConstrainedJoint) {
-  std::ifstream file(std::filesystem::path(PROPIMPACT_FINDINGS_DIR) /
-                         "contact-moved-only-by-round-off-of-an-over-constrained-joint",
-                     std::ios::binary);
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  ASSERT_FALSE(bytes.empty());
-  fuzz::Case c;
-  fuzz::build(bytes.data(), bytes.size(), c);
+  fuzz::Case c = regression::loadFinding("contact-moved-only-by-round-off-of-an-over-constrained-joint");
   ASSERT_EQ(c.problem.bilateralCount(), 3);
   ASSERT_EQ(c.problem.dofCount(), 2);
   ImpactResolver resolver;

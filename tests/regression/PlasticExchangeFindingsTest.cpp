@@ -4,26 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
+#include "FindingFile.h"
 #include "ProblemFuzzer.h"
 #include "propimpact/core/ImpactResolver.h"
 
 namespace propimpact {
 namespace {
-
-fuzz::Case load(const std::string& name) {
-  std::ifstream file(std::filesystem::path(PROPIMPACT_FINDINGS_DIR) / name, std::ios::binary);
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  EXPECT_FALSE(bytes.empty()) << name;
-  fuzz::Case c;
-  fuzz::build(bytes.data(), bytes.size(), c);
-  return c;
-}
 
 // 38 contacts with kinematic biases on a 4-dof block, cap hit, plastic
 // fallback. Once the active rows spanned the space, the solve blocked every
@@ -33,7 +22,7 @@ fuzz::Case load(const std::string& name) {
 // enter by Lawson–Hanson's exchange step; with it the outcome is feasible to
 // the resolver's own tolerance.
 TEST(FuzzFindings, BiasedRowDependentOnActiveRowsEntersByExchange) {
-  fuzz::Case c = load("biased-row-dependent-on-active-rows-needs-exchange");
+  fuzz::Case c = regression::loadFinding("biased-row-dependent-on-active-rows-needs-exchange");
   ImpactResolver resolver;
   const ImpactResult r = resolver.resolve(c.problem, c.options);
   EXPECT_TRUE(r.capHit);
@@ -54,7 +43,7 @@ TEST(FuzzFindings, BiasedRowDependentOnActiveRowsEntersByExchange) {
 // much. The fuzzer used to flag the residual against the bound meant for
 // problems that have a feasible outcome.
 TEST(FuzzFindings, PrescribedSpinSqueezeWithNoFeasibleOutcomeReportsItsResidual) {
-  fuzz::Case c = load("prescribed-spin-squeeze-with-no-feasible-outcome");
+  fuzz::Case c = regression::loadFinding("prescribed-spin-squeeze-with-no-feasible-outcome");
   ImpactResolver resolver;
   const ImpactResult r = resolver.resolve(c.problem, c.options);
   EXPECT_TRUE(r.velocity.allFinite());

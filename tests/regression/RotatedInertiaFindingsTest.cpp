@@ -10,13 +10,11 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "FindingFile.h"
 #include "ProblemFuzzer.h"
 #include "propimpact/core/ImpactProblem.h"
 #include "propimpact/core/ImpactResolver.h"
@@ -25,12 +23,7 @@ namespace propimpact {
 namespace {
 
 TEST(FuzzFindings, RotatedInfiniteInertiaAxisMadeANegativeMass) {
-  std::ifstream file(std::filesystem::path(PROPIMPACT_FINDINGS_DIR) / "rotated-infinite-inertia-axis-made-a-negative-mass",
-                     std::ios::binary);
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  ASSERT_FALSE(bytes.empty());
-  fuzz::Case c;
-  fuzz::build(bytes.data(), bytes.size(), c);
+  fuzz::Case c = regression::loadFinding("rotated-infinite-inertia-axis-made-a-negative-mass");
   EXPECT_EQ(fuzz::resolveAndCheck(c), "");
 }
 
