@@ -356,6 +356,59 @@ inline bool sameBits(const VectorX& a, const VectorX& b) {
          (a.size() == 0 || std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(Scalar)) == 0);
 }
 
+/// M⁻¹ restricted to the motions the joints admit, M⁻¹ − M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺BM⁻¹,
+/// with the resolver's pseudo-inverse cut-off (1e-12 of the largest eigenvalue).
+inline MatrixX admissibleInverseMass(const ImpactProblem& p) {
+  const MatrixX minv = p.denseInverseMass();
+  if (p.bilateralCount() == 0) return minv;
+  const MatrixX bj = p.denseBilateralJacobian();
+  const MatrixX schur = bj * minv * bj.transpose();
+  const Eigen::SelfAdjointEigenSolver<MatrixX> eig(0.5 * (schur + schur.transpose()));
+  VectorX inverted = VectorX::Zero(schur.rows());
+  for (Index k = 0; k < schur.rows(); ++k)
+    if (eig.eigenvalues()[k] > 1e-12 * eig.eigenvalues().cwiseAbs().maxCoeff()) inverted[k] = 1 / eig.eigenvalues()[k];
+  const MatrixX pseudoInverse = eig.eigenvectors() * inverted.asDiagonal() * eig.eigenvectors().transpose();
+  return minv - minv * bj.transpose() * pseudoInverse * bj * minv;
+}
+
+/// 1 for a contact row some admissible motion moves, 0 for one the resolver
+/// ignores: J M⁻¹_c Jᵀ at most 1e-13 of Σ |J_block|² · max|M⁻¹| over the
+/// joint-connected blocks (ImpactResolver's documented rule).
+inline VectorX movableRows(const ImpactProblem& p, const MatrixX& j, const MatrixX& admissible) {
+  const int blocks = p.blockCount();
+  std::vector<int> component(static_cast<std::size_t>(blocks));
+  for (int b = 0; b < blocks; ++b) component[static_cast<std::size_t>(b)] = b;
+  const auto root = [&](int b) {
+    while (component[static_cast<std::size_t>(b)] != b) b = component[static_cast<std::size_t>(b)];
+    return b;
+  };
+  for (int k = 0; k < p.bilateralCount(); ++k) {
+    const RowLayout& row = p.bilateral(k);
+    if (row.terms[1].block != kNoBlock) component[static_cast<std::size_t>(root(row.terms[0].block))] = root(row.terms[1].block);
+  }
+  const MatrixX minv = p.denseInverseMass();
+  std::vector<Scalar> componentScale(static_cast<std::size_t>(blocks), 0);
+  for (int b = 0; b < blocks; ++b) {
+    const BlockLayout& layout = p.block(b);
+    Scalar& target = componentScale[static_cast<std::size_t>(root(b))];
+    target = std::max(target, minv.block(layout.velocityOffset, layout.velocityOffset, layout.size, layout.size).cwiseAbs().maxCoeff());
+  }
+  VectorX movable = VectorX::Zero(j.rows());
+  for (Index i = 0; i < j.rows(); ++i) {
+    Scalar reference = 0;
+    std::vector<Scalar> perComponent(static_cast<std::size_t>(blocks), 0);
+    for (int b = 0; b < blocks; ++b) {
+      const BlockLayout& layout = p.block(b);
+      perComponent[static_cast<std::size_t>(root(b))] += j.row(i).segment(layout.velocityOffset, layout.size).squaredNorm();
+    }
+    for (int b = 0; b < blocks; ++b)
+      reference += perComponent[static_cast<std::size_t>(b)] * componentScale[static_cast<std::size_t>(b)];
+    const Scalar d = j.row(i) * admissible * j.row(i).transpose();
+    movable[i] = d > 1e-13 * reference ? 1 : 0;
+  }
+  return movable;
+}
+
 /// Checks every invariant; returns an empty string when all hold, else what failed.
 inline std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactResult& r,
                          const Tolerances& tol = {}) {
@@ -391,12 +444,19 @@ inline std::string check(const ImpactProblem& p, const ResolveOptions& o, const 
   const Scalar e1 = p.kineticEnergy(r.velocity);
   const VectorX before = j * v0 + b;
   const VectorX after = j * r.velocity + b;
-  const VectorX d = (j * minv * j.transpose()).diagonal();
+  const MatrixX admissible = admissibleInverseMass(p);
+  // Unit normals are measured in the metric the impact acts in: with joints,
+  // J M⁻¹_c Jᵀ, not J M⁻¹ Jᵀ. The unprojected norm made the scale 200× too
+  // small in finding kinematic-only-wedge-with-joints-left-approaching, where
+  // a contact the joints nearly lock has a unit-normal speed 200× its raw one.
+  const VectorX d = (j * admissible * j.transpose()).diagonal();
+  const VectorX movable = movableRows(p, j, admissible);
 
-  // scale as ResolveOptions documents: max(||p0||_g, largest unit-normal approach speed).
+  // scale as ResolveOptions documents: max(||p0||_g, largest initial unit-normal
+  // speed over the rows the resolver does not ignore).
   Scalar scale = std::sqrt(std::max(Scalar(0), 2 * e0));
   for (int i = 0; i < m; ++i)
-    if (d[i] > 0) scale = std::max(scale, std::abs(before[i]) / std::sqrt(d[i]));
+    if (movable[i] != 0) scale = std::max(scale, std::abs(before[i]) / std::sqrt(d[i]));
   // The resolver treats an approach slower than feasibilityTolerance·scale as
   // feasible (no reflection); a case may loosen that option (1e-6), and then
   // the outcome is only that feasible (finding
@@ -412,7 +472,7 @@ inline std::string check(const ImpactProblem& p, const ResolveOptions& o, const 
   const VectorX seen = j * prescribed;
   bool prescribedMotion = false;
   for (int i = 0; i < m; ++i)
-    if (d[i] > 0 && std::abs(seen[i]) / std::sqrt(d[i]) > tol.feasibility * scale) prescribedMotion = true;
+    if (movable[i] != 0 && std::abs(seen[i]) / std::sqrt(d[i]) > tol.feasibility * scale) prescribedMotion = true;
   if (p.bilateralCount() > 0) {
     const MatrixX bj = p.denseBilateralJacobian();
     const VectorX error = bj * v0;
@@ -449,8 +509,11 @@ inline std::string check(const ImpactProblem& p, const ResolveOptions& o, const 
     if (after[i] >= 0) continue;
     const Scalar unit = d[i] > 0 ? after[i] / std::sqrt(d[i]) : -INFINITY;
     if (unit >= -allowed) continue;
-    // A row no admissible motion can move keeps its velocity: it is ignored (reported).
-    if (std::abs(after[i] - before[i]) <= tol.feasibility * (std::abs(before[i]) + 1e-300)) {
+    // A row no admissible motion can move keeps its velocity: it is ignored
+    // (reported). "Keeps" up to round-off of the motion the others' impulses
+    // cause, which the joints' projection leaves orthogonal to it only to ε.
+    const Scalar rawNorm = std::sqrt(std::max(Scalar(0), Scalar(j.row(i) * minv * j.row(i).transpose())));
+    if (std::abs(after[i] - before[i]) <= tol.feasibility * (std::abs(before[i]) + scale * rawNorm) + 1e-300) {
       ++untouchedInfeasible;
       continue;
     }

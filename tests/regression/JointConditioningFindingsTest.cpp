@@ -61,5 +61,47 @@ TEST(FuzzFindings, ContactMovedOnlyByRoundOffOfAnOverConstrainedJoint) {
   EXPECT_LE((r.velocity - c.problem.velocity()).cwiseAbs().maxCoeff(), 1e-15 * c.problem.velocity().cwiseAbs().maxCoeff());
 }
 
+// Fuzzer finding "kinematic-only-wedge-with-joints-left-approaching": a 4-dof
+// block at rest with three joint rows (one admissible dof) and kinematic biases
+// whose only feasible velocity is a single point, with contacts the joints
+// nearly lock. The resolver measured unit-normal speeds, and so its scale,
+// in the admissible metric J M⁻¹_c Jᵀ as documented; the check used the
+// unprojected J M⁻¹ Jᵀ, which put the scale 200× lower and called a contact
+// left at 1e-3 of its start speed (within the resolver's tolerance) infeasible.
+// Not a resolver bug: the check now measures in the admissible metric too.
+TEST(FuzzFindings, KinematicOnlyWedgeWithJointsMeasuredInTheAdmissibleMetric) {
+  fuzz::Case c = regression::loadFinding("kinematic-only-wedge-with-joints-left-approaching");
+  ASSERT_EQ(c.problem.bilateralCount(), 3);
+  ASSERT_EQ(c.problem.dofCount(), 4);
+  ImpactResolver resolver;
+  const ImpactResult r = resolver.resolve(c.problem, c.options);
+  EXPECT_EQ(fuzz::check(c.problem, c.options, r), "");
+  EXPECT_FALSE(r.capHit);
+
+  const MatrixX admissible = fuzz::admissibleInverseMass(c.problem);
+  const MatrixX j = c.problem.denseContactJacobian();
+  const VectorX movable = fuzz::movableRows(c.problem, j, admissible);
+  const VectorX before = j * c.problem.velocity() + c.problem.contactBiases();
+  const VectorX after = j * r.velocity + c.problem.contactBiases();
+  const VectorX d = (j * admissible * j.transpose()).diagonal();
+  const VectorX dRaw = (j * c.problem.denseInverseMass() * j.transpose()).diagonal();
+  double scale = 0;
+  double rawScale = 0;
+  for (Index i = 0; i < j.rows(); ++i) {
+    if (movable[i] == 0) continue;
+    scale = std::max(scale, std::abs(before[i]) / std::sqrt(d[i]));
+    rawScale = std::max(rawScale, std::abs(before[i]) / std::sqrt(dRaw[i]));
+  }
+  EXPECT_GT(scale, 100 * rawScale);  // what the finding is about
+  // Every contact some admissible motion moves ends within the documented tolerance.
+  for (Index i = 0; i < j.rows(); ++i) {
+    if (movable[i] != 0) {
+      EXPECT_GE(after[i] / std::sqrt(d[i]), -c.options.feasibilityTolerance * scale) << "contact " << i;
+    }
+  }
+  // The rows the joints lock entirely keep their speed to round-off and are reported.
+  EXPECT_EQ(r.ignoredRows, static_cast<int>((movable.array() == 0).count()));
+}
+
 }  // namespace
 }  // namespace propimpact

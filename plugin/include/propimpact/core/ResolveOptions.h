@@ -61,7 +61,9 @@ struct ResolveOptions {
 
   /// A contact is infeasible while its unit-normal relative velocity is below
   /// −feasibilityTolerance·scale, scale being the larger of ||p0||_g and the
-  /// largest initial unit-normal approach speed.
+  /// largest initial unit-normal relative speed (approaching or separating) of
+  /// a row the resolver does not ignore. With joints, "unit normal" is in the
+  /// admissible metric: J_i / √(J_i M⁻¹_c J_iᵀ).
   Scalar feasibilityTolerance = 1e-10;
   /// Keys that differ by less than this fraction of the scale are ties, broken
   /// by the contacts' canonical keys (so outcomes do not depend on build flags).
