@@ -105,9 +105,10 @@ int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
     // max|A| · max|A⁻¹| ≥ λmax / (9 λmin), so the bound keeps λmin/λmax above
     // about 1e-13; anything worse takes the eigen-decomposition path below.
     const Eigen::LLT<Matrix3> cholesky(inverseInertia);
-    const Matrix3 inertia = inverseInertia.inverse();
-    if (cholesky.info() == Eigen::Success && cholesky.matrixLLT().diagonal().minCoeff() > 1e-6 * std::sqrt(inertiaScale) &&
-        inertia.allFinite() && inertia.cwiseAbs().maxCoeff() * inertiaScale <= 1e12) {
+    const bool factored =
+        cholesky.info() == Eigen::Success && cholesky.matrixLLT().diagonal().minCoeff() > 1e-6 * std::sqrt(inertiaScale);
+    const Matrix3 inertia = factored ? Matrix3(inverseInertia.inverse()) : Matrix3::Zero();
+    if (factored && inertia.allFinite() && inertia.cwiseAbs().maxCoeff() * inertiaScale <= 1e12) {
       const int id = addBlock(6);
       const BlockLayout& b = m_blocks.back();
       Eigen::Map<Matrix6> mass(m_mass.data() + b.matrixOffset);

@@ -498,6 +498,8 @@ void ImpactResolver::Workspace::findDuplicates(ImpactResult& result) {
   for (const int i : active) {
     Row& row = rows[static_cast<std::size_t>(i)];
     const int group = row.terms[0].group;
+    // Row i's start speed, computed once and only if some candidate gets that far.
+    Scalar speedI = std::numeric_limits<Scalar>::quiet_NaN();
     for (int a = adjacencyStart[static_cast<std::size_t>(group)]; a < adjacencyStart[static_cast<std::size_t>(group) + 1]; ++a) {
       const int j = adjacency[static_cast<std::size_t>(a)];
       if (j >= i) break;
@@ -509,7 +511,7 @@ void ImpactResolver::Workspace::findDuplicates(ImpactResult& result) {
       // about an infinite-inertia axis) can set them apart, and merging them
       // would leave the dropped row infeasible (fuzz finding
       // merged-duplicates-differ-in-velocity-along-an-immobile-axis).
-      const Scalar speedI = rowVelocity(i, v0.data()) * row.invSqrtD;
+      if (std::isnan(speedI)) speedI = rowVelocity(i, v0.data()) * row.invSqrtD;
       const Scalar speedJ = rowVelocity(j, v0.data()) * other.invSqrtD;
       if (std::abs(speedI - speedJ) > tolerance * std::max({duplicateSpeedScale, std::abs(speedI), std::abs(speedJ)}))
         continue;
