@@ -62,6 +62,10 @@ constexpr Scalar kOverRelaxation = 1.5;
 // (M⁻¹_c zero up to round-off) made round-off look like mobility (finding
 // contact-moved-only-by-round-off-of-an-over-constrained-joint).
 constexpr Scalar kMetricNoise = 1e-13;
+// A joint row whose part of A = LᵀBᵀ (M⁻¹ = LLᵀ) falls below this fraction of
+// A's largest pivot in the rank-revealing QR is dependent on the others: the
+// cut-off (BM⁻¹Bᵀ)⁺ had at 1e-12 of its largest eigenvalue, in A's terms.
+constexpr Scalar kJointRankCutoff = 1e-6;
 using SmallMatrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kAnalysisMax, kAnalysisMax>;
 using SmallVector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1, Eigen::ColMajor, kAnalysisMax, 1>;
 
@@ -170,9 +174,16 @@ struct ImpactResolver::Workspace {
   // Reused buffers (no allocation once capacities have grown).
   std::vector<Scalar> capped;
   std::vector<int> unionParent, rootGroup, members;
-  std::vector<Scalar> bufferB, bufferMinvBt, bufferSchur, bufferScaled, bufferPinv, bufferMinvBtPinv, bufferCorrection;
-  Eigen::SelfAdjointEigenSolver<MatrixX> schurEigen;             // groups with more than kAnalysisMax joint rows
-  Eigen::SelfAdjointEigenSolver<SmallMatrix> smallSchurEigen;     // the rest: no heap (dynamic Householder workspaces allocate)
+  std::vector<Scalar> bufferB, bufferFactor, bufferAdmissible, bufferTransfer;
+  std::vector<int> groupBlockStart, groupBlocks;
+  // Joint projection: fixed-capacity decompositions for groups and joint-row
+  // counts up to kAnalysisMax (no heap; dynamic Householder workspaces
+  // allocate), dynamic ones past that.
+  Eigen::SelfAdjointEigenSolver<SmallMatrix> smallBlockEigen;
+  Eigen::SelfAdjointEigenSolver<MatrixX> blockEigen;
+  Eigen::CompleteOrthogonalDecomposition<SmallMatrix> smallJointCod;
+  Eigen::CompleteOrthogonalDecomposition<MatrixX> jointCod;
+  SmallMatrix smallJointA, smallJointQ, smallJointPseudoInverse;
 
   // Enumeration.
   std::vector<Scalar> enumerationStack;
@@ -328,8 +339,8 @@ void ImpactResolver::Workspace::buildMetric() {
       g.matrixOffset = static_cast<Index>(inverseMass.size());
       inverseMass.resize(inverseMass.size() + static_cast<std::size_t>(g.size * g.size), 0);
     }
-    // Block-diagonal M⁻¹ per group, then project onto the admissible motions:
-    // M⁻¹_c = M⁻¹ − M⁻¹Bᵀ (B M⁻¹ Bᵀ)⁺ B M⁻¹ (seed 004's P_a M⁻¹).
+    // Block-diagonal M⁻¹ per group, then restrict it to the admissible motions
+    // (seed 004's P_a M⁻¹): M⁻¹_c = M⁻¹ − M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺BM⁻¹.
     for (std::size_t b = 0; b < blockCount; ++b) {
       const BlockLayout& layout = p.block(static_cast<int>(b));
       const Group& g = groups[static_cast<std::size_t>(blockGroup[b])];
@@ -340,6 +351,14 @@ void ImpactResolver::Workspace::buildMetric() {
       groupScale[static_cast<std::size_t>(blockGroup[b])] =
           std::max(groupScale[static_cast<std::size_t>(blockGroup[b])], target.cwiseAbs().maxCoeff());
     }
+    // Blocks per group (counting sort), so a group's factor visits only its own blocks.
+    groupBlockStart.assign(groups.size() + 1, 0);
+    for (std::size_t b = 0; b < blockCount; ++b) ++groupBlockStart[static_cast<std::size_t>(blockGroup[b]) + 1];
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) groupBlockStart[gi + 1] += groupBlockStart[gi];
+    groupBlocks.resize(blockCount);
+    scratchSequence.assign(groupBlockStart.begin(), groupBlockStart.end() - 1);
+    for (std::size_t b = 0; b < blockCount; ++b)
+      groupBlocks[static_cast<std::size_t>(scratchSequence[static_cast<std::size_t>(blockGroup[b])]++)] = static_cast<int>(b);
     // Every matrix below is a Map over a reused buffer, so that a step whose
     // groups have the sizes of an earlier step allocates nothing.
     const auto buffer = [](std::vector<Scalar>& storage, Index rows, Index cols) {
@@ -362,39 +381,65 @@ void ImpactResolver::Workspace::buildMetric() {
           B.row(static_cast<Index>(r)).segment(blockOffsetInGroup[static_cast<std::size_t>(t.block)], size) =
               Eigen::Map<const VectorX>(p.rowData() + t.coefficientOffset, size).transpose();
         }
+      // M⁻¹ = L Lᵀ per block (L = V Λ^½: M⁻¹ may be singular along locked or
+      // infinite-inertia axes), so the group's L is block-diagonal.
+      Eigen::Map<MatrixX> factor = buffer(bufferFactor, g.size, g.size);
+      factor.setZero();
+      for (int k = groupBlockStart[gi]; k < groupBlockStart[gi + 1]; ++k) {
+        const auto b = static_cast<std::size_t>(groupBlocks[static_cast<std::size_t>(k)]);
+        const BlockLayout& layout = p.block(static_cast<int>(b));
+        const Index at = blockOffsetInGroup[b];
+        const auto place = [&](const auto& eig) {
+          const auto& values = eig.eigenvalues();
+          for (Index c = 0; c < layout.size; ++c)
+            factor.block(at, at + c, layout.size, 1) = std::sqrt(std::max(Scalar(0), values[c])) * eig.eigenvectors().col(c);
+        };
+        const Eigen::Map<const MatrixX> blockInverse(p.inverseMassData() + layout.matrixOffset, layout.size, layout.size);
+        if (layout.size == 6) {
+          place(Eigen::SelfAdjointEigenSolver<Matrix6>(Matrix6(blockInverse)));
+        } else if (layout.size <= kAnalysisMax) {
+          smallBlockEigen.compute(blockInverse);
+          place(smallBlockEigen);
+        } else {
+          blockEigen.compute(blockInverse);
+          place(blockEigen);
+        }
+      }
+      // With A = LᵀBᵀ, M⁻¹_c = L (I − A A⁺) Lᵀ = (L Q⊥)(L Q⊥)ᵀ, Q⊥ an orthonormal
+      // basis of A's left null space from a rank-revealing QR. Forming
+      // (BM⁻¹Bᵀ)⁺ instead squares A's condition number: three nearly dependent
+      // joint rows on two dofs left an indefinite M⁻¹_c of 40 % of M⁻¹ where it
+      // is exactly zero, and the reflections along it drove the energy to 1e101
+      // (fuzz finding over-constrained-joint-projection-was-indefinite). This
+      // form is PSD by construction and accurate to round-off of L.
+      // The constraint part of a velocity, C v = M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺B v, is
+      // L (A⁺)ᵀ B v from the same factorisation.
       Eigen::Map<MatrixX> minv(inverseMass.data() + g.matrixOffset, g.size, g.size);
-      Eigen::Map<MatrixX> minvBt = buffer(bufferMinvBt, g.size, rowCount);
-      minvBt.noalias() = minv * B.transpose();
-      Eigen::Map<MatrixX> schur = buffer(bufferSchur, rowCount, rowCount);
-      schur.noalias() = B * minvBt;
-      Eigen::Map<MatrixX> symmetric = buffer(bufferScaled, rowCount, rowCount);
-      symmetric = 0.5 * (schur + schur.transpose());
-      Eigen::Map<MatrixX> schurPinv = buffer(bufferPinv, rowCount, rowCount);
-      const auto pseudoInverse = [&](auto& eig) {
-        eig.compute(symmetric);
-        const auto& values = eig.eigenvalues();
-        const Scalar cutoff = 1e-12 * std::max(values.cwiseAbs().maxCoeff(), Scalar(0));
-        // V diag(1/λ) Vᵀ over the eigenvalues above the cutoff.
-        Eigen::Map<MatrixX> scaled = buffer(bufferScaled, rowCount, rowCount);
-        scaled = eig.eigenvectors();
-        for (Index k = 0; k < values.size(); ++k) scaled.col(k) *= values[k] > cutoff ? 1 / values[k] : Scalar(0);
-        schurPinv.noalias() = scaled * eig.eigenvectors().transpose();
-      };
-      if (rowCount <= kAnalysisMax)
-        pseudoInverse(smallSchurEigen);
-      else
-        pseudoInverse(schurEigen);
-      Eigen::Map<MatrixX> minvBtPinv = buffer(bufferMinvBtPinv, g.size, rowCount);
-      minvBtPinv.noalias() = minvBt * schurPinv;
       projectorOffset[gi] = static_cast<Index>(constraintProjector.size());
       constraintProjector.resize(constraintProjector.size() + static_cast<std::size_t>(g.size * g.size));
       Eigen::Map<MatrixX> projector(constraintProjector.data() + projectorOffset[gi], g.size, g.size);
-      projector.noalias() = minvBtPinv * B;
+      const auto project = [&](auto& cod, auto& a, auto& q, auto& pseudoInverse) {
+        a.noalias() = factor.transpose() * B.transpose();
+        cod.setThreshold(kJointRankCutoff);
+        cod.compute(a);
+        const Index admissibleDofs = g.size - cod.rank();
+        q = cod.householderQ();
+        Eigen::Map<MatrixX> admissible = buffer(bufferAdmissible, g.size, admissibleDofs);
+        admissible.noalias() = factor * q.rightCols(admissibleDofs);
+        minv.noalias() = admissible * admissible.transpose();
+        pseudoInverse = cod.pseudoInverse();
+        Eigen::Map<MatrixX> transfer = buffer(bufferTransfer, g.size, rowCount);
+        transfer.noalias() = factor * pseudoInverse.transpose();
+        projector.noalias() = transfer * B;
+      };
+      if (g.size <= kAnalysisMax && rowCount <= kAnalysisMax) {
+        smallJointA.resize(g.size, rowCount);
+        project(smallJointCod, smallJointA, smallJointQ, smallJointPseudoInverse);
+      } else {
+        MatrixX a(g.size, rowCount), q, pseudoInverse;
+        project(jointCod, a, q, pseudoInverse);
+      }
       anyProjector = true;
-      // M⁻¹_c = M⁻¹ − M⁻¹Bᵀ (B M⁻¹ Bᵀ)⁺ B M⁻¹, symmetrised in place.
-      Eigen::Map<MatrixX> correction = buffer(bufferCorrection, g.size, g.size);
-      correction.noalias() = minvBtPinv * minvBt.transpose();
-      minv -= correction;
       for (Index a = 0; a < g.size; ++a)
         for (Index b = a + 1; b < g.size; ++b) minv(a, b) = minv(b, a) = 0.5 * (minv(a, b) + minv(b, a));
     }
