@@ -76,8 +76,8 @@ inline MatrixX randomRotation(ByteReader& in, Index n) {
   return qr.householderQ();
 }
 
-// SPD with a spread of eigenvalues up to 1e14: past about 1e12 the problem
-// rejects it, which is allowed (InputError).
+// SPD with a spread of eigenvalues up to 1e14. The problem would reject (an
+// allowed InputError) only a Cholesky pivot below 1e-12·√max|M|, far past that.
 inline MatrixX randomSpd(ByteReader& in, Index n) {
   const Scalar base = -3 + 6 * in.unit();
   const Scalar spread = in.chance(4) ? 14 * in.unit() : 3 * in.unit();

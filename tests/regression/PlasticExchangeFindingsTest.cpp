@@ -3,6 +3,7 @@
 // linearly on the active rows. Inputs in tests/regression/findings/.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -53,6 +54,39 @@ TEST(FuzzFindings, PrescribedSpinSqueezeWithNoFeasibleOutcomeReportsItsResidual)
   EXPECT_GE(r.plasticResidual, optimum);
   EXPECT_LE(r.plasticResidual, 1e-2 * std::sqrt(2 * r.energyBefore));  // near it: not the runaway of an unbounded dual
   EXPECT_EQ(fuzz::resolveAndCheck(c), "");
+}
+
+// Two rigid bodies at rest, one joint, 64 biased contacts merged to 4 rows, two
+// of which oppose each other to 2.4e-11 (a capped wedge of zero opening). From
+// the state the cap left, the first row's solve left the second violated by
+// round-off; the second entered as independent (Gram–Schmidt residual 2.4e-11
+// of its norm, above the old 1e-12 cut-off), the pair's multipliers reached
+// 6e18, and their cancellation left a violation of 7e6 in the capped fallback's
+// outcome (the elastic velocity). Rows within 1e-8 of the active span are now
+// dependent and enter only by exchange.
+TEST(FuzzFindings, NearlyOpposingRowsEnteredWithImpulsesOf1e18) {
+  fuzz::Case c = regression::loadFinding("nearly-opposing-rows-entered-with-impulses-of-1e18");
+  ImpactResolver resolver;
+  const ImpactResult r = resolver.resolve(c.problem, c.options);
+  EXPECT_TRUE(r.capHit);
+  EXPECT_EQ(r.plasticMethod, PlasticMethod::ActiveSet);
+  EXPECT_EQ(fuzz::check(c.problem, c.options, r), "");
+  // The scale: the body is at rest, so the largest initial unit-normal speed.
+  const MatrixX j = c.problem.denseContactJacobian();
+  const MatrixX admissible = fuzz::admissibleInverseMass(c.problem);
+  const VectorX movable = fuzz::movableRows(c.problem, j, admissible);
+  const VectorX d = (j * admissible * j.transpose()).diagonal();
+  const VectorX before = j * c.problem.velocity() + c.problem.contactBiases();
+  const VectorX afterCap = j * r.elasticVelocity + c.problem.contactBiases();
+  double scale = 0;
+  for (Index i = 0; i < j.rows(); ++i)
+    if (movable[i] != 0) scale = std::max(scale, std::abs(before[i]) / std::sqrt(d[i]));
+  EXPECT_LE(r.plasticResidual, 1e-7 * scale);  // was 7.3e6 against a scale of 1.46e4
+  for (Index i = 0; i < j.rows(); ++i) {
+    if (movable[i] != 0) {
+      EXPECT_GE(afterCap[i] / std::sqrt(d[i]), -1e-7 * scale) << "contact " << i;
+    }
+  }
 }
 
 }  // namespace
