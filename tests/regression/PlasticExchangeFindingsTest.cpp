@@ -89,5 +89,32 @@ TEST(FuzzFindings, NearlyOpposingRowsEnteredWithImpulsesOf1e18) {
   }
 }
 
+// A rigid body and a dense block joined by one joint whose velocity error
+// before the impact (84.7) is carried into 43 contacts as a constant: no
+// velocity satisfies them all (the exchange step finds the Farkas
+// certificate), the cap is hit, and the blocking fallback ends with impulses of
+// 4e12 on an energy of 8.9. Their round-off moved the joint's velocity error by
+// 2.6e-5 per unit normal, which the fuzz check took for the impact acting on
+// the joint; it now allows the impulses' round-off there as it does for the
+// momentum. Known limit, not fixed: the fallback is bounded but not the
+// least-violation outcome, and here it raises the energy to 2.5e11
+// (docs/reliability.md). This test pins what holds: finite, the joint kept to
+// round-off of the impulses, the residual reported, and no worse runaway (the
+// textbook joint metric reached an energy of 6.6e18 on this input).
+TEST(FuzzFindings, InfeasibleJointErrorSqueezeKeepsTheJointToRoundOffOfItsImpulses) {
+  fuzz::Case c = regression::loadFinding("infeasible-joint-error-squeeze-impulses-of-4e12");
+  ASSERT_EQ(c.problem.bilateralCount(), 1);
+  ImpactResolver resolver;
+  const ImpactResult r = resolver.resolve(c.problem, c.options);
+  EXPECT_TRUE(r.velocity.allFinite());
+  EXPECT_TRUE(r.capHit);
+  EXPECT_EQ(r.plasticMethod, PlasticMethod::ActiveSet);
+  EXPECT_EQ(fuzz::check(c.problem, c.options, r), "");
+  const MatrixX bj = c.problem.denseBilateralJacobian();
+  EXPECT_GT(std::abs(bj.row(0).dot(c.problem.velocity())), 1.0);  // the joint error that makes it infeasible
+  EXPECT_GT(r.plasticResidual, 1.0);                                // reported, not hidden
+  EXPECT_LT(r.energyAfter, 1e13 * r.energyBefore);                  // bounded (the open limit: 2.5e11 / 8.9)
+}
+
 }  // namespace
 }  // namespace propimpact
