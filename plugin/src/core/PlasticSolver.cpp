@@ -6,6 +6,12 @@
 namespace propimpact::detail {
 namespace {
 
+// Bisection for the least uniform relaxation of an infeasible problem: stop
+// when the bracket is within this fraction of its upper end (or the
+// feasibility threshold), or after this many probes.
+constexpr Scalar kRelaxationPrecision = 1e-6;
+constexpr int kRelaxationProbes = 60;
+
 Scalar dot(const Scalar* a, const Scalar* b, Index n) {
   Scalar value = 0;
   for (Index k = 0; k < n; ++k) value += a[k] * b[k];
@@ -163,17 +169,38 @@ int ActiveSetLcp::solve(const Scalar* A, Index m, Index n, const Scalar* s0, con
   m_work.resize(mu);
   m_x.resize(static_cast<std::size_t>(n));
   m_infeasible = false;
-  m_blocking = false;
   int changes = run(m, unitScale, threshold, lambda);
-  if (m_infeasible) {
-    // No outcome satisfies every row (a prescribed motion squeezes the
-    // bodies). The exchanges would follow the unbounded dual ray and drive the
-    // impulses towards infinity; start again instead and leave each row whose
-    // violation the active rows cannot remove violated (the outcome before
-    // exchanges existed, deterministic and reported by the caller).
-    m_blocking = true;
+  if (!m_infeasible) return changes;
+  // No outcome satisfies every row (a prescribed motion squeezes the bodies):
+  // the exchanges would follow the unbounded dual ray. Solve instead the
+  // problem with every row relaxed by the least uniform unit-normal violation t
+  // that makes it feasible, found by bisection on the same solve's Farkas test
+  // (the smallest t is a linear program; each probe is one active-set solve).
+  // A blocking pass that left rows violated and solved the rest exactly ended
+  // with impulses of 4e12 on an energy of 8.9 (the energy rose to 2.5e11) in
+  // finding infeasible-joint-error-squeeze-impulses-of-4e12.
+  m_relaxed.resize(mu);
+  m_best.assign(mu, Scalar(0));  // λ = 0 satisfies every row relaxed by the largest violation
+  Scalar feasible = 0;
+  for (Index i = 0; i < m; ++i) feasible = std::max(feasible, -s0[i] * unitScale[i]);
+  Scalar infeasible = 0;
+  for (int probe = 0; probe < kRelaxationProbes && feasible - infeasible > kRelaxationPrecision * feasible + threshold;
+       ++probe) {
+    const Scalar t = 0.5 * (infeasible + feasible);
+    for (Index i = 0; i < m; ++i) m_relaxed[static_cast<std::size_t>(i)] = s0[i] + t / unitScale[i];
+    m_s0 = m_relaxed.data();
+    m_infeasible = false;
     changes += run(m, unitScale, threshold, lambda);
+    if (m_infeasible) {
+      infeasible = t;
+    } else {
+      feasible = t;
+      std::copy(lambda, lambda + m, m_best.begin());
+    }
   }
+  m_s0 = s0;
+  m_infeasible = true;
+  std::copy(m_best.begin(), m_best.end(), lambda);
   return changes;
 }
 
@@ -205,10 +232,10 @@ int ActiveSetLcp::run(Index m, const Scalar* unitScale, Scalar threshold, Scalar
     if (entering < 0) break;
     ++changes;
     if (static_cast<Index>(m_active.size()) >= std::min(m, n) || !appendColumn(static_cast<int>(entering))) {
-      if (m_infeasible || !exchange(static_cast<int>(entering), lambda)) {
-        if (m_infeasible && !m_blocking) break;  // start again below, blocking
-        // Infeasible: the row is left violated while these rows stay active
-        // (reported as the plastic residual by the caller).
+      if (!exchange(static_cast<int>(entering), lambda)) {
+        if (m_infeasible) break;  // a Farkas certificate: solve() relaxes the rows
+        // Round-off left the row dependent on the rows that would stay too:
+        // it waits until the active set changes.
         m_blocked[static_cast<std::size_t>(entering)] = 1;
         continue;
       }

@@ -14,9 +14,11 @@
 // only when s0 lies in the range of A; a kinematic bias or a prescribed motion
 // (velocity along an axis M⁻¹ cannot move) breaks that, and such a row, when
 // violated, enters by Lawson–Hanson's exchange step (see exchange()). If the
-// exchange proves that no outcome is feasible, the solve starts again without
-// exchanges and leaves those rows violated. Buffers are reused: no allocation
-// once capacity has grown.
+// exchange proves that no outcome is feasible (a Farkas certificate), every
+// row is relaxed by the least uniform unit-normal violation that makes the
+// problem feasible, found by bisection, and that problem is solved exactly:
+// bounded impulses and the least largest violation (to 1e-6 of it). Buffers
+// are reused: no allocation once capacity has grown.
 
 #include <vector>
 
@@ -49,7 +51,8 @@ class ActiveSetLcp {
   std::vector<int> m_saved;  // active set before an exchange, restored if it fails
   std::vector<Scalar> m_savedLambda;
   bool m_infeasible = false;  // an exchange found a Farkas certificate
-  bool m_blocking = false;    // second pass after that: no exchanges
+  std::vector<Scalar> m_relaxed;  // s0 with every row relaxed (infeasible problems)
+  std::vector<Scalar> m_best;     // λ of the least relaxation found feasible so far
   std::vector<char> m_inActive;
   std::vector<char> m_blocked;
   std::vector<Scalar> m_q;  // n × k orthonormal columns
