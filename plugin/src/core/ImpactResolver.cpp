@@ -2,6 +2,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -62,9 +63,9 @@ constexpr Scalar kOverRelaxation = 1.5;
 // (M⁻¹_c zero up to round-off) made round-off look like mobility (finding
 // contact-moved-only-by-round-off-of-an-over-constrained-joint).
 constexpr Scalar kMetricNoise = 1e-13;
-// A joint row whose part of A = LᵀBᵀ (M⁻¹ = LLᵀ) falls below this fraction of
-// A's largest pivot in the rank-revealing QR is dependent on the others: the
-// cut-off (BM⁻¹Bᵀ)⁺ had at 1e-12 of its largest eigenvalue, in A's terms.
+// A singular value of A = LᵀBᵀ (M⁻¹ = LLᵀ) at or below this fraction of the
+// largest is a joint direction dependent on the others: the cut-off
+// (BM⁻¹Bᵀ)⁺ had at 1e-12 of its largest eigenvalue, in A's terms.
 constexpr Scalar kJointRankCutoff = 1e-6;
 using SmallMatrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kAnalysisMax, kAnalysisMax>;
 using SmallVector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1, Eigen::ColMajor, kAnalysisMax, 1>;
@@ -174,16 +175,19 @@ struct ImpactResolver::Workspace {
   // Reused buffers (no allocation once capacities have grown).
   std::vector<Scalar> capped;
   std::vector<int> unionParent, rootGroup, members;
-  std::vector<Scalar> bufferB, bufferFactor, bufferAdmissible, bufferTransfer;
+  std::vector<Scalar> bufferB, bufferFactor, bufferTransfer;
+  // Per joined group, F = L Q⊥ with M⁻¹_c = F Fᵀ (layout of inverseMass, zero
+  // columns past the admissible dofs); meaningful where projectorOffset ≥ 0.
+  std::vector<Scalar> jointFactor;
   std::vector<int> groupBlockStart, groupBlocks;
   // Joint projection: fixed-capacity decompositions for groups and joint-row
   // counts up to kAnalysisMax (no heap; dynamic Householder workspaces
   // allocate), dynamic ones past that.
   Eigen::SelfAdjointEigenSolver<SmallMatrix> smallBlockEigen;
   Eigen::SelfAdjointEigenSolver<MatrixX> blockEigen;
-  Eigen::CompleteOrthogonalDecomposition<SmallMatrix> smallJointCod;
-  Eigen::CompleteOrthogonalDecomposition<MatrixX> jointCod;
-  SmallMatrix smallJointA, smallJointQ, smallJointPseudoInverse;
+  Eigen::JacobiSVD<SmallMatrix> smallJointSvd;
+  Eigen::JacobiSVD<MatrixX> jointSvd;
+  SmallMatrix smallJointA, smallJointScaled;
 
   // Enumeration.
   std::vector<Scalar> enumerationStack;
@@ -333,12 +337,14 @@ void ImpactResolver::Workspace::buildMetric() {
     }
     projectorOffset.assign(groups.size(), -1);
     groupScale.assign(groups.size(), 0);
+    jointFactor.resize(0);
     for (Group& g : groups) {
       g.offset = offset;
       offset += g.size;
       g.matrixOffset = static_cast<Index>(inverseMass.size());
       inverseMass.resize(inverseMass.size() + static_cast<std::size_t>(g.size * g.size), 0);
     }
+    jointFactor.resize(inverseMass.size());
     // Block-diagonal M⁻¹ per group, then restrict it to the admissible motions
     // (seed 004's P_a M⁻¹): M⁻¹_c = M⁻¹ − M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺BM⁻¹.
     for (std::size_t b = 0; b < blockCount; ++b) {
@@ -391,8 +397,13 @@ void ImpactResolver::Workspace::buildMetric() {
         const Index at = blockOffsetInGroup[b];
         const auto place = [&](const auto& eig) {
           const auto& values = eig.eigenvalues();
+          // Round-off eigenvalues (a rotated infinite-inertia axis comes out at
+          // ~1e-17 relative) are zeros, as in buildFactorRows: their square
+          // roots would be mobility the plastic solve pushes 1e20 impulses along.
+          const Scalar cutoff = kMetricNoise * values.cwiseAbs().maxCoeff();
           for (Index c = 0; c < layout.size; ++c)
-            factor.block(at, at + c, layout.size, 1) = std::sqrt(std::max(Scalar(0), values[c])) * eig.eigenvectors().col(c);
+            factor.block(at, at + c, layout.size, 1) =
+                (values[c] > cutoff ? std::sqrt(values[c]) : Scalar(0)) * eig.eigenvectors().col(c);
         };
         const Eigen::Map<const MatrixX> blockInverse(p.inverseMassData() + layout.matrixOffset, layout.size, layout.size);
         if (layout.size == 6) {
@@ -405,39 +416,49 @@ void ImpactResolver::Workspace::buildMetric() {
           place(blockEigen);
         }
       }
-      // With A = LᵀBᵀ, M⁻¹_c = L (I − A A⁺) Lᵀ = (L Q⊥)(L Q⊥)ᵀ, Q⊥ an orthonormal
-      // basis of A's left null space from a rank-revealing QR. Forming
-      // (BM⁻¹Bᵀ)⁺ instead squares A's condition number: three nearly dependent
-      // joint rows on two dofs left an indefinite M⁻¹_c of 40 % of M⁻¹ where it
-      // is exactly zero, and the reflections along it drove the energy to 1e101
-      // (fuzz finding over-constrained-joint-projection-was-indefinite). This
-      // form is PSD by construction and accurate to round-off of L.
-      // The constraint part of a velocity, C v = M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺B v, is
-      // L (A⁺)ᵀ B v from the same factorisation.
+      // With A = LᵀBᵀ, M⁻¹_c = L (I − A A⁺) Lᵀ = (L U⊥)(L U⊥)ᵀ, U⊥ an orthonormal
+      // basis of A's left null space from its SVD. Forming (BM⁻¹Bᵀ)⁺ instead
+      // squares A's condition number: three nearly dependent joint rows on two
+      // dofs left an indefinite M⁻¹_c of 40 % of M⁻¹ where it is exactly zero,
+      // and the reflections along it drove the energy to 1e101 (fuzz finding
+      // over-constrained-joint-projection-was-indefinite). This form is PSD by
+      // construction and accurate to round-off of L. The rank is decided on
+      // A's singular values (the old cut-off on BM⁻¹Bᵀ's eigenvalues, in A's
+      // terms); a pivoted QR's pivots only approximate them and disagreed near
+      // the cut-off. The constraint part of a velocity,
+      // C v = M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺B v, is L (A⁺)ᵀ B v = L U_r Σ_r⁻¹ V_rᵀ B v.
       Eigen::Map<MatrixX> minv(inverseMass.data() + g.matrixOffset, g.size, g.size);
       projectorOffset[gi] = static_cast<Index>(constraintProjector.size());
       constraintProjector.resize(constraintProjector.size() + static_cast<std::size_t>(g.size * g.size));
       Eigen::Map<MatrixX> projector(constraintProjector.data() + projectorOffset[gi], g.size, g.size);
-      const auto project = [&](auto& cod, auto& a, auto& q, auto& pseudoInverse) {
+      const auto project = [&](auto& svd, auto& a, auto& scaled) {
         a.noalias() = factor.transpose() * B.transpose();
-        cod.setThreshold(kJointRankCutoff);
-        cod.compute(a);
-        const Index admissibleDofs = g.size - cod.rank();
-        q = cod.householderQ();
-        Eigen::Map<MatrixX> admissible = buffer(bufferAdmissible, g.size, admissibleDofs);
-        admissible.noalias() = factor * q.rightCols(admissibleDofs);
-        minv.noalias() = admissible * admissible.transpose();
-        pseudoInverse = cod.pseudoInverse();
+        svd.compute(a, Eigen::ComputeFullU | Eigen::ComputeFullV);
+        const auto& values = svd.singularValues();
+        Index rank = 0;
+        for (Index k = 0; k < values.size(); ++k)
+          if (values[k] > kJointRankCutoff * values[0]) ++rank;
+        const Index admissibleDofs = g.size - rank;
+        const auto& u = svd.matrixU();
+        // L U⊥ is also the factor the exact plastic solve needs (M⁻¹_c = F Fᵀ):
+        // kept, padded with zero columns, so buildFactorRows need not recover
+        // it from M⁻¹_c by an eigen-decomposition.
+        Eigen::Map<MatrixX> admissible(jointFactor.data() + g.matrixOffset, g.size, g.size);
+        admissible.leftCols(admissibleDofs).noalias() = factor * u.rightCols(admissibleDofs);
+        admissible.rightCols(g.size - admissibleDofs).setZero();
+        minv.noalias() = admissible.leftCols(admissibleDofs) * admissible.leftCols(admissibleDofs).transpose();
+        scaled = u.leftCols(rank);
+        for (Index k = 0; k < rank; ++k) scaled.col(k) /= values[k];
         Eigen::Map<MatrixX> transfer = buffer(bufferTransfer, g.size, rowCount);
-        transfer.noalias() = factor * pseudoInverse.transpose();
+        transfer.noalias() = factor * (scaled * svd.matrixV().leftCols(rank).transpose());
         projector.noalias() = transfer * B;
       };
       if (g.size <= kAnalysisMax && rowCount <= kAnalysisMax) {
         smallJointA.resize(g.size, rowCount);
-        project(smallJointCod, smallJointA, smallJointQ, smallJointPseudoInverse);
+        project(smallJointSvd, smallJointA, smallJointScaled);
       } else {
-        MatrixX a(g.size, rowCount), q, pseudoInverse;
-        project(jointCod, a, q, pseudoInverse);
+        MatrixX a(g.size, rowCount), scaled;
+        project(jointSvd, a, scaled);
       }
       anyProjector = true;
       for (Index a = 0; a < g.size; ++a)
@@ -774,7 +795,10 @@ void ImpactResolver::Workspace::buildFactorRows() {
       for (Index k = 0; k < g.size; ++k)
         factor.row(k) = (values[k] > cutoff ? std::sqrt(values[k]) : Scalar(0)) * eig.eigenvectors().col(k).transpose();
     };
-    if (g.size == 6) {
+    if (anyProjector && projectorOffset[gi] >= 0) {
+      // A joined group: the exact factor from the joint projection.
+      factor = Eigen::Map<const MatrixX>(jointFactor.data() + g.matrixOffset, g.size, g.size).transpose();
+    } else if (g.size == 6) {
       // Rigid bodies: fixed size, no heap.
       fill(Eigen::SelfAdjointEigenSolver<Matrix6>(Matrix6(minv)));
     } else {

@@ -9,7 +9,7 @@ namespace {
 // Bisection for the least uniform relaxation of an infeasible problem: stop
 // when the bracket is within this fraction of its upper end (or the
 // feasibility threshold), or after this many probes.
-constexpr Scalar kRelaxationPrecision = 1e-6;
+constexpr Scalar kRelaxationPrecision = 1e-9;
 constexpr int kRelaxationProbes = 60;
 
 Scalar dot(const Scalar* a, const Scalar* b, Index n) {

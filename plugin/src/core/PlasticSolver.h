@@ -17,7 +17,7 @@
 // exchange proves that no outcome is feasible (a Farkas certificate), every
 // row is relaxed by the least uniform unit-normal violation that makes the
 // problem feasible, found by bisection, and that problem is solved exactly:
-// bounded impulses and the least largest violation (to 1e-6 of it). Buffers
+// bounded impulses and the least largest violation (to 1e-9 of it). Buffers
 // are reused: no allocation once capacity has grown.
 
 #include <vector>
