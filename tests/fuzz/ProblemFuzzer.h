@@ -393,26 +393,34 @@ inline Scalar droppedJointSingularValue(const ImpactProblem& p) {
   return dropped;
 }
 
+/// Per block, a representative block of its joint-connected group (blocks
+/// that bilateral rows tie together share one).
+inline std::vector<int> jointGroups(const ImpactProblem& p) {
+  std::vector<int> parent(static_cast<std::size_t>(p.blockCount()));
+  for (int b = 0; b < p.blockCount(); ++b) parent[static_cast<std::size_t>(b)] = b;
+  const auto root = [&](int b) {
+    while (parent[static_cast<std::size_t>(b)] != b) b = parent[static_cast<std::size_t>(b)];
+    return b;
+  };
+  for (int k = 0; k < p.bilateralCount(); ++k) {
+    const RowLayout& row = p.bilateral(k);
+    if (row.terms[1].block != kNoBlock) parent[static_cast<std::size_t>(root(row.terms[0].block))] = root(row.terms[1].block);
+  }
+  for (int b = 0; b < p.blockCount(); ++b) parent[static_cast<std::size_t>(b)] = root(b);
+  return parent;
+}
+
 /// The largest κ(M) over the groups of blocks joints tie together (blocks
 /// without joints do not count): max eigenvalue of the group's M over its
 /// smallest positive one.
 inline Scalar jointGroupConditioning(const ImpactProblem& p) {
   const int blocks = p.blockCount();
-  std::vector<int> component(static_cast<std::size_t>(blocks));
-  for (int b = 0; b < blocks; ++b) component[static_cast<std::size_t>(b)] = b;
-  const auto root = [&](int b) {
-    while (component[static_cast<std::size_t>(b)] != b) b = component[static_cast<std::size_t>(b)];
-    return b;
-  };
+  const std::vector<int> group = jointGroups(p);
+  const auto root = [&](int b) { return group[static_cast<std::size_t>(b)]; };
   std::vector<char> jointed(static_cast<std::size_t>(blocks), 0);
-  for (int k = 0; k < p.bilateralCount(); ++k) {
-    const RowLayout& row = p.bilateral(k);
-    jointed[static_cast<std::size_t>(row.terms[0].block)] = 1;
-    if (row.terms[1].block != kNoBlock) {
-      jointed[static_cast<std::size_t>(row.terms[1].block)] = 1;
-      component[static_cast<std::size_t>(root(row.terms[0].block))] = root(row.terms[1].block);
-    }
-  }
+  for (int k = 0; k < p.bilateralCount(); ++k)
+    for (const RowTerm& t : p.bilateral(k).terms)
+      if (t.block != kNoBlock) jointed[static_cast<std::size_t>(t.block)] = 1;
   const MatrixX mass = p.denseMass();
   std::vector<Scalar> largest(static_cast<std::size_t>(blocks), 0), smallest(static_cast<std::size_t>(blocks), INFINITY);
   for (int b = 0; b < blocks; ++b) {
@@ -438,16 +446,8 @@ inline Scalar jointGroupConditioning(const ImpactProblem& p) {
 /// (ImpactResolver's documented reference).
 inline VectorX rowReferences(const ImpactProblem& p, const MatrixX& j) {
   const int blocks = p.blockCount();
-  std::vector<int> component(static_cast<std::size_t>(blocks));
-  for (int b = 0; b < blocks; ++b) component[static_cast<std::size_t>(b)] = b;
-  const auto root = [&](int b) {
-    while (component[static_cast<std::size_t>(b)] != b) b = component[static_cast<std::size_t>(b)];
-    return b;
-  };
-  for (int k = 0; k < p.bilateralCount(); ++k) {
-    const RowLayout& row = p.bilateral(k);
-    if (row.terms[1].block != kNoBlock) component[static_cast<std::size_t>(root(row.terms[0].block))] = root(row.terms[1].block);
-  }
+  const std::vector<int> group = jointGroups(p);
+  const auto root = [&](int b) { return group[static_cast<std::size_t>(b)]; };
   const MatrixX minv = p.denseInverseMass();
   std::vector<Scalar> componentScale(static_cast<std::size_t>(blocks), 0);
   for (int b = 0; b < blocks; ++b) {
