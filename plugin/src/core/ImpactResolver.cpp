@@ -174,6 +174,8 @@ struct ImpactResolver::Workspace {
 
   // Reused buffers (no allocation once capacities have grown).
   std::vector<Scalar> capped;
+  std::vector<Scalar> fromStart;  // the cap's second fallback (settleCapped)
+  std::vector<Scalar> lambdaFromStart;
   std::vector<int> unionParent, rootGroup, members;
   std::vector<Scalar> bufferB, bufferFactor, bufferTransfer;
   // Per joined group, F = L Q⊥ with M⁻¹_c = F Fᵀ (layout of inverseMass, zero
@@ -229,6 +231,13 @@ struct ImpactResolver::Workspace {
       }
     }
   }
+  /// Largest unit-normal approach over the active rows (0 when all separate).
+  [[nodiscard]] Scalar largestViolation(const Scalar* velocity) const {
+    Scalar worst = 0;
+    for (const int r : active)
+      worst = std::max(worst, -rowVelocity(r, velocity) * rows[static_cast<std::size_t>(r)].invSqrtD);
+    return worst;
+  }
   [[nodiscard]] bool infeasible(int r, Scalar relativeVelocity) const {
     const Row& row = rows[static_cast<std::size_t>(r)];
     return relativeVelocity * row.invSqrtD < -threshold && relativeVelocity < -row.restingSpeed;
@@ -258,6 +267,7 @@ struct ImpactResolver::Workspace {
   void analyse(ImpactResult& result);
   void enumerate(int level, int last);
   std::int64_t capFor() const;
+  Fallback settleCapped(Scalar* velocity, Scalar* lambda, ImpactResult* stats);
 };
 
 ImpactResolver::ImpactResolver() : m_work(std::make_unique<Workspace>()) {}
@@ -699,6 +709,37 @@ std::int64_t ImpactResolver::Workspace::capFor() const {
                                     : 1000 + 100 * static_cast<std::int64_t>(active.size());
 }
 
+// The cap's fallback: \p velocity is the capped state, \p lambda the
+// impulses that reached it; both become the fallback's.
+Fallback ImpactResolver::Workspace::settleCapped(Scalar* velocity, Scalar* lambda, ImpactResult* stats) {
+  capped.assign(velocity, velocity + dofs);
+  const Scalar residualBefore = stats ? stats->plasticResidual : 0;
+  solvePlastic(capped.data(), velocity, lambda, stats);
+  // From the capped state only further non-negative impulses are allowed, so
+  // rows the propagation already pushed hard (a wedge's opposing pair, biased
+  // rows nearly locked by a joint) can leave no feasible outcome from there,
+  // although one exists from the start: three fuzz findings
+  // (capped-near-dependent-pair-left-violated-by-a-blocked-row and
+  // biased-joints-capped-wedge-plastic-solve-left-violated among them) ended
+  // with violations up to 1e6 per unit normal. Then the plastic outcome from
+  // the start stands in for the elastic one, unless it is no less violated
+  // (no outcome is feasible at all: a ball between two closing walls).
+  const Scalar cappedViolation = largestViolation(velocity);
+  if (cappedViolation <= threshold) return Fallback::PlasticFromCapped;
+  fromStart.resize(static_cast<std::size_t>(dofs));
+  lambdaFromStart.assign(rows.size(), 0);
+  solvePlastic(v0.data(), fromStart.data(), lambdaFromStart.data(), stats);
+  const Scalar startViolation = largestViolation(fromStart.data());
+  if (startViolation >= cappedViolation) {
+    if (stats) stats->plasticResidual = std::max(residualBefore, cappedViolation);
+    return Fallback::PlasticFromCapped;
+  }
+  if (stats) stats->plasticResidual = std::max(residualBefore, startViolation);  // the capped outcome is discarded
+  std::copy(fromStart.begin(), fromStart.end(), velocity);
+  std::copy(lambdaFromStart.begin(), lambdaFromStart.end(), lambda);
+  return Fallback::PlasticFromStart;
+}
+
 std::int64_t ImpactResolver::Workspace::propagate(OrderingPolicy order, Scalar* velocity, Scalar* lambda,
                                                   std::vector<int>* sequence, std::int64_t cap, bool& capHit) {
   policy = order;
@@ -900,15 +941,7 @@ void ImpactResolver::Workspace::solvePlastic(const Scalar* start, Scalar* out, S
       stats->plasticIterations = std::max(stats->plasticIterations, static_cast<int>(std::min<std::int64_t>(sweep + 1, INT32_MAX)));
     }
   }
-  if (stats) {
-    Scalar residual = 0;
-    for (const int r : active) {
-      const Scalar relative = rowVelocity(r, out);
-      const Scalar unit = rows[static_cast<std::size_t>(r)].invSqrtD;
-      residual = std::max(residual, std::max(Scalar(0), -relative * unit));
-    }
-    stats->plasticResidual = std::max(stats->plasticResidual, residual);
-  }
+  if (stats) stats->plasticResidual = std::max(stats->plasticResidual, largestViolation(out));
 }
 
 Scalar ImpactResolver::Workspace::kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b) const {
@@ -1193,9 +1226,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   ws.analyse(result);
   if (capHit) {
     result.capHit = true;
-    result.fallback = Fallback::PlasticFromCapped;
-    ws.capped.assign(ws.v.begin(), ws.v.end());
-    ws.solvePlastic(ws.capped.data(), ws.v.data(), ws.lambdaElastic.data(), &result);
+    result.fallback = ws.settleCapped(ws.v.data(), ws.lambdaElastic.data(), &result);
   }
   result.elasticVelocity.resize(n);
   ws.scatter(ws.v.data(), result.elasticVelocity.data());
@@ -1294,10 +1325,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
         ws.lambdaScratch.assign(ws.rows.size(), 0);
         bool hit = false;
         ws.propagate(order, velocity.data(), ws.lambdaScratch.data(), nullptr, result.reflectionCap, hit);
-        if (hit) {
-          std::vector<Scalar> capped(velocity);
-          ws.solvePlastic(capped.data(), velocity.data(), ws.lambdaScratch.data(), nullptr);
-        }
+        if (hit) ws.settleCapped(velocity.data(), ws.lambdaScratch.data(), nullptr);
         VectorX elastic(n);
         ws.scatter(velocity.data(), elastic.data());
         elastic += vConstraintProblem;

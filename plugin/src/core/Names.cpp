@@ -39,6 +39,7 @@ const char* toString(Fallback fallback) {
   switch (fallback) {
     case Fallback::None: return "none";
     case Fallback::PlasticFromCapped: return "plastic-from-capped-state";
+    case Fallback::PlasticFromStart: return "plastic-from-start";
   }
   return "unknown";
 }

@@ -27,6 +27,8 @@ const char* toString(UniquenessCertificate certificate);
 enum class Fallback {
   None,              ///< the propagation ended feasible by itself.
   PlasticFromCapped, ///< the cap was hit: plastic outcome from the state reached (feasible, no energy gained).
+  PlasticFromStart,  ///< the cap was hit and no outcome was feasible from the state reached (rows it had
+                     ///< pushed can take no negative impulse): plastic outcome from the start instead.
 };
 
 /// Name of a fallback.

@@ -55,8 +55,9 @@ struct ResolveOptions {
   bool jointErrorAsBias = true;
 
   /// Maximum number of reflections; 0 means the default 1000 + 100·(number of contacts).
-  /// When hit, the fallback (plastic outcome from the current state) runs and
-  /// the result says so.
+  /// When hit, the fallback runs and the result says which: the plastic outcome
+  /// from the state reached, or, when that is not feasible to the tolerance and
+  /// the plastic outcome from the start is less violated, the latter.
   std::int64_t reflectionCap = 0;
 
   /// A contact is infeasible while its unit-normal relative velocity is below
