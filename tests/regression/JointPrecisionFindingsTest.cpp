@@ -92,5 +92,26 @@ TEST(FuzzFindings, NearlyDependentJointRowsAreEnforcedToTheDroppedPart) {
   }
 }
 
+// Two dense blocks, one joint, 64 biased contacts; contact 27 is the joint's
+// row negated up to 1e-5 of its coefficients, so its admissible mobility is
+// J M⁻¹_c Jᵀ = 1e-15 of its reference: below the cut-off, ignored, no impulse.
+// The others' impulses still move it, by 2.5e-3 where the check allowed only
+// round-off (1.2e-3); the exact bound is √d·||Δv||_M (Cauchy–Schwarz in the
+// admissible metric), 2.8e-3 here.
+TEST(FuzzFindings, NearlyLockedRowMovesOnlyByItsRemainingMobility) {
+  fuzz::Case c = regression::loadFinding("nearly-locked-row-moved-by-its-remaining-mobility");
+  const ImpactResult r = resolveFinding(c);
+  const MatrixX j = c.problem.denseContactJacobian();
+  const MatrixX admissible = fuzz::admissibleInverseMass(c.problem);
+  const Scalar d = j.row(27) * admissible * j.row(27).transpose();
+  const VectorX change = r.velocity - c.problem.velocity();
+  const Scalar moved = std::abs(j.row(27).dot(change));
+  EXPECT_EQ(r.impulses[27], 0);
+  EXPECT_GT(moved, 1e-3);  // more than round-off
+  EXPECT_LE(moved, std::sqrt(d) * std::sqrt(2 * c.problem.kineticEnergy(change)));
+  EXPECT_EQ(fuzz::check(c.problem, c.options, r, {}, c.witness), "");
+  EXPECT_EQ(fuzz::resolveAndCheck(c), "");
+}
+
 }  // namespace
 }  // namespace propimpact
