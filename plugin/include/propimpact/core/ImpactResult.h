@@ -26,9 +26,10 @@ const char* toString(UniquenessCertificate certificate);
 /// What ran instead of the elastic propagation, if anything.
 enum class Fallback {
   None,              ///< the propagation ended feasible by itself.
-  PlasticFromCapped, ///< the cap was hit: plastic outcome from the state reached (feasible, no energy gained).
+  PlasticFromCapped, ///< the cap was hit: plastic outcome from the state reached (no energy gained).
   PlasticFromStart,  ///< the cap was hit and no outcome was feasible from the state reached (rows it had
-                     ///< pushed can take no negative impulse): plastic outcome from the start instead.
+                     ///< pushed can take no negative impulse): plastic outcome from the start instead,
+                     ///< taken when it is less violated (plasticResidual says by how much).
 };
 
 /// Name of a fallback.
