@@ -724,8 +724,12 @@ Fallback ImpactResolver::Workspace::settleCapped(Scalar* velocity, Scalar* lambd
   // with violations up to 1e6 per unit normal. Then the plastic outcome from
   // the start stands in for the elastic one, unless it is no less violated
   // (no outcome is feasible at all: a ball between two closing walls).
+  // The iterative solve stops at its own tolerance, which a large capped
+  // cluster must not pay a second solve for.
+  const bool iterative = static_cast<Index>(active.size()) > options->plasticDenseLimit;
+  const Scalar accepted = iterative ? std::max(threshold, options->plasticIterativeTolerance * scale) : threshold;
   const Scalar cappedViolation = largestViolation(velocity);
-  if (cappedViolation <= threshold) return Fallback::PlasticFromCapped;
+  if (cappedViolation <= accepted) return Fallback::PlasticFromCapped;
   fromStart.resize(static_cast<std::size_t>(dofs));
   lambdaFromStart.assign(rows.size(), 0);
   solvePlastic(v0.data(), fromStart.data(), lambdaFromStart.data(), stats);
