@@ -119,5 +119,25 @@ TEST(FuzzFindings, InfeasibleJointErrorSqueezeEndsAtTheLeastViolation) {
   EXPECT_LT(r.energyAfter, 1e6 * r.energyBefore);  // 1.4e6 / 8.9; 2.5e11 / 8.9 with the blocking pass
 }
 
+// One 16-dof block with κ(M) = 7e13, 48 contacts merged to 24 rows whose unit
+// rows have singular values down to 7.7e-9, 8.7e-11 and 1e-21, no bias,
+// restitution 0, cap hit. The contacts barely approach (1.06e-5 per unit
+// normal, scale 4.0), yet the exact solve's outcome had energy 14,400 from 8.0
+// and a violation of 4.8e-4: the exact answer needs multipliers of 5.6e10
+// (scipy's nnls reaches energy 4.54 with them) and the active set lost it to
+// their cancellation. An exact solve that leaves rows violated is now
+// compared with Gauss–Seidel from the same start, and the less violated stands.
+TEST(FuzzFindings, PlasticSolveKeepsTheEnergyUnderMassConditioning7e13) {
+  fuzz::Case c = regression::loadFinding("plastic-solve-gains-energy-with-mass-conditioning-7e13");
+  ImpactResolver resolver;
+  const ImpactResult r = resolver.resolve(c.problem, c.options);
+  EXPECT_TRUE(r.capHit);
+  EXPECT_EQ(r.plasticMethod, PlasticMethod::Iterative);  // the report says which solve stood
+  EXPECT_LE(r.energyAfter, r.energyBefore * (1 + 1e-12));  // was 14,400 from 8.0
+  EXPECT_LT(r.plasticResidual, 1e-2 * 4.8e-4);
+  EXPECT_EQ(fuzz::check(c.problem, c.options, r, {}, c.witness), "");
+  EXPECT_EQ(fuzz::resolveAndCheck(c), "");
+}
+
 }  // namespace
 }  // namespace propimpact

@@ -39,7 +39,8 @@ const char* toString(Fallback fallback);
 enum class PlasticMethod {
   NotNeeded,   ///< R = 1 everywhere and no fallback: no plastic solve ran.
   ActiveSet,   ///< exact active-set (Lawson–Hanson) solve, to round-off.
-  Iterative,   ///< projected over-relaxed Gauss–Seidel for clusters above plasticDenseLimit.
+  Iterative,   ///< projected over-relaxed Gauss–Seidel: clusters above plasticDenseLimit, or an exact
+               ///< solve left violated (no feasible outcome, or round-off) that Gauss–Seidel beat.
 };
 
 /// Outcome and report of one resolution.

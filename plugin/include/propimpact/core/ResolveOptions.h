@@ -88,6 +88,8 @@ struct ResolveOptions {
 
   /// Plastic solve: dense exact active-set solver up to this many contacts,
   /// projected over-relaxed Gauss–Seidel (SOR, factor 1.5, from half the elastic impulses) to plasticIterativeTolerance beyond (reported).
+  /// An exact solve that ends with a row violated beyond feasibilityTolerance is compared with
+  /// Gauss–Seidel from the same start; the less violated outcome stands (reported).
   int plasticDenseLimit = 64;
   /// Bounds of the iterative path: time per impact stays bounded on a packed
   /// pile whose propagation reaches thousands of contacts; the residual left
