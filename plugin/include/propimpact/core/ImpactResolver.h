@@ -64,8 +64,8 @@ class ImpactResolver {
   [[nodiscard]] ImpactResult resolve(const ImpactProblem& problem, const ResolveOptions& options = {});
 
  private:
-  struct Workspace;
-  std::unique_ptr<Workspace> m_work;
+  struct Stages;
+  std::unique_ptr<Stages> m_stages;
 };
 
 }  // namespace propimpact

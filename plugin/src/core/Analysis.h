@@ -1,0 +1,59 @@
+#pragma once
+// Stage "analysis" (only when asked; SPEC §3, §6):
+// - the Gram matrix of unit normals G_ij = <û_i, û_j>_g;
+// - seed 004's energy split T_c = ½ (A v)ᵀ (A M⁻¹ Aᵀ)⁺ (A v), T_a = T − T_c,
+//   with A the (merged) contact rows;
+// - the uniqueness certificate: pairwise orthogonal (Thm 2, Lemma 7), two
+//   contacts with G_12 = −½ (Thm 3), or every minimal sequence enumerated and
+//   all outcomes agreeing;
+// - ξ = max ||p_a − p_b||_g / ||p0||_g over a named set of orders (Sec. VII-A).
+
+#include <cstdint>
+#include <vector>
+
+#include "Blend.h"
+#include "PlasticStage.h"
+#include "Propagation.h"
+#include "StageContext.h"
+#include "propimpact/core/ImpactResult.h"
+
+namespace propimpact::detail {
+
+/// What ξ needs beyond the stage context: the start, the outcome's plastic part and R.
+struct XiInputs {
+  const std::vector<Scalar>& v0;         ///< internal order, joint error removed.
+  Eigen::Map<const VectorX> jointError;  ///< problem order, added back to every outcome.
+  const OrderingRule& rule;              ///< the resolution's rule (quantum, seeds).
+  Scalar restitution;                    ///< the cluster's R.
+};
+
+/// Gram matrix, energy split, certificates, enumeration of orders and ξ.
+class Analysis {
+ public:
+  /// Fills result.gram, the energy split and the certificate (result.energyBefore must be set).
+  void analyse(const StageContext& c, const std::vector<Scalar>& v0, ImpactResult& result);
+  /// Fills result.xi over options.xiOrders; result must hold the plastic outcome (if any).
+  void computeXi(const StageContext& c, const XiInputs& in, Propagator& propagator, PlasticStage& plastic, Blend& blend,
+                 ImpactResult& result);
+
+ private:
+  void buildDelassus(const StageContext& c);
+  void gram(const StageContext& c, ImpactResult& result) const;
+  void energySplit(const StageContext& c, const std::vector<Scalar>& v0, ImpactResult& result);
+  UniquenessCertificate certify(const StageContext& c, const std::vector<Scalar>& v0);
+  /// Every minimal sequence from v0; leaves in m_leaves. False when the tree was too big.
+  bool enumerateOrders(const StageContext& c, const std::vector<Scalar>& v0);
+  void enumerate(const StageContext& c, int level, int last);
+
+  std::vector<Scalar> m_delassus;
+  SmallMatrix m_w;
+  std::vector<Scalar> m_stack;
+  std::vector<Scalar> m_leaves;
+  std::vector<Scalar> m_scratchA, m_scratchB;
+  int m_leafCount = 0;
+  std::int64_t m_nodes = 0;
+  bool m_incomplete = false;
+  std::vector<Scalar> m_lambda;
+};
+
+}  // namespace propimpact::detail

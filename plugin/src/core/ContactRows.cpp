@@ -1,0 +1,203 @@
+#include "ContactRows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace propimpact::detail {
+
+void ContactRows::build(const SolverBodies& bodies) {
+  const ImpactProblem& p = bodies.problem();
+  const auto contactCount = static_cast<std::size_t>(p.contactCount());
+  m_groupCount = bodies.groups().size();
+  m_rows.resize(contactCount);
+  m_coefficients.clear();
+  m_anyBias = false;
+  for (std::size_t i = 0; i < contactCount; ++i) {
+    const RowLayout& input = p.contact(static_cast<int>(i));
+    Row& row = m_rows[i];
+    row = Row{};
+    row.bias = input.bias;
+    row.restitution = input.restitution;
+    row.key = input.canonicalKey;
+    row.restingSpeed = input.restingSpeed;
+    row.seed = input.seed;
+    if (input.bias != 0) m_anyBias = true;
+    for (const RowTerm& t : input.terms) {
+      if (t.block == kNoBlock) continue;
+      const int group = bodies.groupOf(t.block);
+      const Group& g = bodies.groups()[static_cast<std::size_t>(group)];
+      int slot = -1;
+      for (int k = 0; k < row.termCount; ++k)
+        if (row.terms[k].group == group) slot = k;
+      if (slot < 0) {
+        slot = row.termCount++;
+        GroupTerm& term = row.terms[slot];
+        term.group = group;
+        term.offset = static_cast<Index>(m_coefficients.size());
+        term.velocityOffset = g.offset;
+        term.size = g.size;
+        m_coefficients.resize(m_coefficients.size() + static_cast<std::size_t>(g.size), 0);
+      }
+      const Index size = p.block(t.block).size;
+      const Scalar* source = p.rowData() + t.coefficientOffset;
+      Scalar* target = m_coefficients.data() + row.terms[slot].offset + bodies.offsetInGroup(t.block);
+      for (Index k = 0; k < size; ++k) target[k] += source[k];
+    }
+    row.representative = static_cast<int>(i);
+  }
+  computeMetricTerms(bodies);
+}
+
+// w = M⁻¹_c Jᵀ and d = J M⁻¹_c Jᵀ per row (eq. 8's denominator).
+void ContactRows::computeMetricTerms(const SolverBodies& bodies) {
+  m_w.assign(m_coefficients.size(), 0);
+  for (Row& row : m_rows) {
+    Scalar d = 0;
+    Scalar reference = 0;
+    for (int t = 0; t < row.termCount; ++t) {
+      const GroupTerm& term = row.terms[t];
+      const auto g = static_cast<std::size_t>(term.group);
+      if (term.size == 6) {
+        // Rigid bodies: fixed-size kernels instead of a dynamic matrix-vector product per row.
+        Eigen::Map<const Matrix6> minv(bodies.inverseMass(g));
+        Eigen::Map<const Vector6> c(m_coefficients.data() + term.offset);
+        Eigen::Map<Vector6> wt(m_w.data() + term.offset);
+        wt.noalias() = minv * c;
+        d += c.dot(wt);
+        reference += c.squaredNorm() * bodies.scale(g);
+        continue;
+      }
+      Eigen::Map<const MatrixX> minv(bodies.inverseMass(g), term.size, term.size);
+      Eigen::Map<const VectorX> c(m_coefficients.data() + term.offset, term.size);
+      Eigen::Map<VectorX> wt(m_w.data() + term.offset, term.size);
+      wt.noalias() = minv * c;
+      d += c.dot(wt);
+      reference += c.squaredNorm() * bodies.scale(g);
+    }
+    row.d = d;
+    if (!(d > kMetricNoise * reference)) {
+      row.representative = kIgnoredRow;  // no admissible motion moves this contact
+      row.invSqrtD = 0;
+    } else {
+      row.invSqrtD = 1 / std::sqrt(d);
+    }
+  }
+}
+
+bool ContactRows::addConstantVelocity(const std::vector<Scalar>& violating) {
+  bool any = false;
+  for (std::size_t r = 0; r < m_rows.size(); ++r) {
+    Row& row = m_rows[r];
+    if (row.termCount == 0) continue;
+    const Scalar carried = velocity(static_cast<int>(r), violating.data()) - row.bias;
+    if (carried != 0) {
+      row.bias += carried;
+      m_anyBias = true;
+      any = true;
+    }
+  }
+  return any;
+}
+
+void ContactRows::buildAdjacency() {
+  m_adjacencyStart.assign(m_groupCount + 1, 0);
+  m_active.clear();
+  m_compactOf.assign(m_rows.size(), -1);
+  for (std::size_t i = 0; i < m_rows.size(); ++i) {
+    if (m_rows[i].representative != static_cast<int>(i)) continue;
+    m_compactOf[i] = static_cast<int>(m_active.size());
+    m_active.push_back(static_cast<int>(i));
+    for (int t = 0; t < m_rows[i].termCount; ++t) ++m_adjacencyStart[static_cast<std::size_t>(m_rows[i].terms[t].group) + 1];
+  }
+  for (std::size_t g = 0; g < m_groupCount; ++g) m_adjacencyStart[g + 1] += m_adjacencyStart[g];
+  m_adjacency.resize(static_cast<std::size_t>(m_adjacencyStart[m_groupCount]));
+  m_fill.assign(m_adjacencyStart.begin(), m_adjacencyStart.end() - 1);
+  for (const int i : m_active) {
+    const Row& row = m_rows[static_cast<std::size_t>(i)];
+    for (int t = 0; t < row.termCount; ++t)
+      m_adjacency[static_cast<std::size_t>(m_fill[static_cast<std::size_t>(row.terms[t].group)]++)] = i;
+  }
+}
+
+// Compare M⁻¹Jᵀ, not J: rows that differ only along locked axes (a planar
+// body's out-of-plane lever) act identically on admissible motion.
+bool ContactRows::sameDirection(const Row& row, const Row& other, Scalar tolerance) const {
+  if (other.termCount != row.termCount) return false;
+  for (int t = 0; t < row.termCount; ++t) {
+    int u = -1;
+    for (int k = 0; k < other.termCount; ++k)
+      if (other.terms[k].group == row.terms[t].group) u = k;
+    if (u < 0) return false;
+    const Index size = row.terms[t].size;
+    Eigen::Map<const VectorX> wi(m_w.data() + row.terms[t].offset, size);
+    Eigen::Map<const VectorX> wj(m_w.data() + other.terms[u].offset, size);
+    if (!((wi - wj).norm() <= tolerance * std::max(wi.norm(), wj.norm()))) return false;
+  }
+  return true;
+}
+
+int ContactRows::mergeDuplicates(const Scalar* v0, Scalar speedScale, Scalar tolerance) {
+  // Candidates sharing a group are found through the adjacency of the rows'
+  // first group, so a chain costs O(m), a body with k contacts O(k²).
+  buildAdjacency();
+  int merged = 0;
+  for (const int i : m_active) {
+    Row& row = m_rows[static_cast<std::size_t>(i)];
+    const auto group = static_cast<std::size_t>(row.terms[0].group);
+    // Row i's start speed, computed once and only if some candidate gets that far.
+    Scalar speedI = std::numeric_limits<Scalar>::quiet_NaN();
+    for (int a = m_adjacencyStart[group]; a < m_adjacencyStart[group + 1]; ++a) {
+      const int j = m_adjacency[static_cast<std::size_t>(a)];
+      if (j >= i) break;
+      Row& other = m_rows[static_cast<std::size_t>(j)];
+      if (other.representative != j || other.termCount != row.termCount) continue;
+      // Equal M⁻¹Jᵀ keeps Jᵢv − Jⱼv constant through every impulse, so two rows
+      // are one constraint only if they also agree in it now: bias, a joint
+      // error, or motion along an axis nothing can change (a body spinning
+      // about an infinite-inertia axis) can set them apart, and merging them
+      // would leave the dropped row infeasible (fuzz finding
+      // merged-duplicates-differ-in-velocity-along-an-immobile-axis).
+      if (std::isnan(speedI)) speedI = velocity(i, v0) * row.invSqrtD;
+      const Scalar speedJ = velocity(j, v0) * other.invSqrtD;
+      if (std::abs(speedI - speedJ) > tolerance * std::max({speedScale, std::abs(speedI), std::abs(speedJ)})) continue;
+      if (sameDirection(row, other, tolerance)) {
+        row.representative = j;
+        other.restitution = std::min(other.restitution, row.restitution);
+        ++merged;
+        break;
+      }
+    }
+  }
+  buildAdjacency();
+  return merged;
+}
+
+void ContactRows::keepReached(const std::vector<char>& awake) {
+  for (Row& row : m_rows)
+    if (row.representative >= 0 && !awake[static_cast<std::size_t>(row.representative)]) row.representative = kOutsideCluster;
+  buildAdjacency();
+}
+
+Scalar ContactRows::largestViolation(const Scalar* v) const {
+  Scalar worst = 0;
+  for (const int r : m_active) worst = std::max(worst, -velocity(r, v) * m_rows[static_cast<std::size_t>(r)].invSqrtD);
+  return worst;
+}
+
+Scalar ContactRows::coupling(int i, int j) const {
+  const Row& ri = m_rows[static_cast<std::size_t>(i)];
+  const Row& rj = m_rows[static_cast<std::size_t>(j)];
+  Scalar value = 0;
+  for (int t = 0; t < ri.termCount; ++t)
+    for (int u = 0; u < rj.termCount; ++u) {
+      if (ri.terms[t].group != rj.terms[u].group) continue;
+      const Index size = ri.terms[t].size;
+      for (Index x = 0; x < size; ++x)
+        value += m_coefficients[static_cast<std::size_t>(ri.terms[t].offset + x)] *
+                 m_w[static_cast<std::size_t>(rj.terms[u].offset + x)];
+    }
+  return value;
+}
+
+}  // namespace propimpact::detail

@@ -1,0 +1,133 @@
+#pragma once
+// Stage "contact rows": each contact as the resolver uses it (SPEC §1-§3).
+//
+// A row holds J_i in group coordinates, w_i = M⁻¹_c J_iᵀ (the direction a
+// unit impulse moves the velocity, eq. 8) and d_i = J_i M⁻¹_c J_iᵀ, so that a
+// reflection is one dot product and one axpy per term. The relative normal
+// velocity is J_i v + b_i. Rows are indexed like the problem's contacts;
+// `representative` says whether a row acts (itself), is merged into an
+// identical row, or is ignored.
+
+#include <cstdint>
+#include <vector>
+
+#include "SolverBodies.h"
+#include "propimpact/core/Types.h"
+
+namespace propimpact::detail {
+
+/// One group's part of a row.
+struct GroupTerm {
+  int group = -1;
+  Index offset = 0;          ///< into coefficient and w storage (group-size entries).
+  Index velocityOffset = 0;  ///< the group's first internal velocity component.
+  Index size = 0;            ///< the group's dofs.
+};
+
+/// Rows that merged into another keep representative = that row; ignored rows -1;
+/// rows outside a grown cluster -2.
+constexpr int kIgnoredRow = -1;
+constexpr int kOutsideCluster = -2;
+
+/// One contact row.
+struct Row {
+  GroupTerm terms[2];
+  int termCount = 0;
+  Scalar d = 0;              ///< J M⁻¹_c Jᵀ.
+  Scalar invSqrtD = 0;       ///< turns J v into the unit-normal speed <û, p>_g.
+  Scalar bias = 0;           ///< b_i.
+  int representative = -1;   ///< see kIgnoredRow / kOutsideCluster.
+  Scalar restingSpeed = 0;   ///< a slower approach is resting contact, not infeasible.
+  Scalar restitution = 1;
+  std::uint64_t key = 0;     ///< canonical tie-break key.
+  bool seed = true;          ///< starts the cluster when growing from seeds.
+};
+
+/// The rows of one problem, their adjacency per group, and the active list.
+class ContactRows {
+ public:
+  /// Builds every row from the problem in the bodies' metric.
+  void build(const SolverBodies& bodies);
+
+  /// J_i v + b_i for an internal velocity.
+  [[nodiscard]] Scalar velocity(int r, const Scalar* v) const {
+    const Row& row = m_rows[static_cast<std::size_t>(r)];
+    Scalar value = row.bias;
+    for (int t = 0; t < row.termCount; ++t) {
+      const GroupTerm& term = row.terms[t];
+      const Scalar* c = m_coefficients.data() + term.offset;
+      const Scalar* x = v + term.velocityOffset;
+      if (term.size == 6) {
+        // A rigid body: a fixed trip count the compiler unrolls (same order, same bits).
+        for (Index k = 0; k < 6; ++k) value += c[k] * x[k];
+      } else {
+        for (Index k = 0; k < term.size; ++k) value += c[k] * x[k];
+      }
+    }
+    return value;
+  }
+  /// v += λ M⁻¹_c J_iᵀ.
+  void applyImpulse(int r, Scalar lambda, Scalar* v) const {
+    const Row& row = m_rows[static_cast<std::size_t>(r)];
+    for (int t = 0; t < row.termCount; ++t) {
+      const GroupTerm& term = row.terms[t];
+      const Scalar* dw = m_w.data() + term.offset;
+      Scalar* x = v + term.velocityOffset;
+      if (term.size == 6) {
+        for (Index k = 0; k < 6; ++k) x[k] += lambda * dw[k];
+      } else {
+        for (Index k = 0; k < term.size; ++k) x[k] += lambda * dw[k];
+      }
+    }
+  }
+  /// Approaching beyond the feasibility threshold and the row's resting speed.
+  [[nodiscard]] bool infeasible(int r, Scalar relativeVelocity, Scalar threshold) const {
+    const Row& row = m_rows[static_cast<std::size_t>(r)];
+    return relativeVelocity * row.invSqrtD < -threshold && relativeVelocity < -row.restingSpeed;
+  }
+  /// Largest unit-normal approach over the active rows (0 when all separate).
+  [[nodiscard]] Scalar largestViolation(const Scalar* v) const;
+  /// <û_i, û_j> numerator: J_i M⁻¹_c J_jᵀ over shared groups.
+  [[nodiscard]] Scalar coupling(int i, int j) const;
+
+  /// With ResolveOptions::jointErrorAsBias: a joint-violating velocity enters
+  /// each row's relative velocity as a constant. Returns whether any changed.
+  bool addConstantVelocity(const std::vector<Scalar>& violating);
+  /// Merges rows with equal M⁻¹Jᵀ that agree in their start speed; returns the number merged.
+  int mergeDuplicates(const Scalar* v0, Scalar speedScale, Scalar tolerance);
+  /// Drops rows whose representative was not reached (awake[r] == 0) from the active set.
+  void keepReached(const std::vector<char>& awake);
+  /// Rebuilds the active list and the per-group adjacency of active rows.
+  void buildAdjacency();
+
+  [[nodiscard]] std::size_t size() const { return m_rows.size(); }
+  [[nodiscard]] const Row& operator[](std::size_t r) const { return m_rows[r]; }
+  [[nodiscard]] Row& operator[](std::size_t r) { return m_rows[r]; }
+  [[nodiscard]] const std::vector<int>& active() const { return m_active; }
+  [[nodiscard]] int compactOf(int r) const { return m_compactOf[static_cast<std::size_t>(r)]; }
+  /// Active rows touching group g: [begin, end) into adjacency().
+  [[nodiscard]] int adjacencyBegin(std::size_t g) const { return m_adjacencyStart[g]; }
+  [[nodiscard]] int adjacencyEnd(std::size_t g) const { return m_adjacencyStart[g + 1]; }
+  [[nodiscard]] int adjacent(int a) const { return m_adjacency[static_cast<std::size_t>(a)]; }
+  [[nodiscard]] const Scalar* coefficients(const GroupTerm& t) const { return m_coefficients.data() + t.offset; }
+  [[nodiscard]] const Scalar* w(const GroupTerm& t) const { return m_w.data() + t.offset; }
+  [[nodiscard]] bool anyBias() const { return m_anyBias; }
+  void setAnyBias() { m_anyBias = true; }
+
+ private:
+  void computeMetricTerms(const SolverBodies& bodies);
+  [[nodiscard]] bool sameDirection(const Row& a, const Row& b, Scalar tolerance) const;
+
+  std::vector<Row> m_rows;
+  std::vector<Scalar> m_coefficients;
+  std::vector<Scalar> m_w;
+  std::vector<int> m_adjacencyStart;
+  std::vector<int> m_adjacency;
+  std::vector<int> m_active;
+  std::vector<int> m_compactOf;
+  std::vector<int> m_fill;
+  std::size_t m_groupCount = 0;
+  bool m_anyBias = false;
+};
+
+}  // namespace propimpact::detail

@@ -1,0 +1,102 @@
+#include "OrderingQueue.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace propimpact::detail {
+namespace {
+
+std::uint64_t splitMix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+QueueKey OrderingRule::keyOf(const Row& row, int r, Scalar s, std::int64_t reflections) const {
+  std::int64_t primary = 0;
+  const auto quantized = [&]() {
+    const Scalar q = std::floor(s * row.invSqrtD / quantum + 0.5);
+    return static_cast<std::int64_t>(std::clamp(q, Scalar(-4e18), Scalar(4e18)));
+  };
+  switch (policy) {
+    case OrderingPolicy::MostApproaching: primary = quantized(); break;
+    case OrderingPolicy::LeastApproaching: primary = -quantized(); break;
+    case OrderingPolicy::IndexOrder: primary = r; break;
+    case OrderingPolicy::ReverseIndexOrder: primary = -static_cast<std::int64_t>(r); break;
+    case OrderingPolicy::SeededRandom:
+      primary = static_cast<std::int64_t>(
+          splitMix(randomSeed ^ splitMix(problemKey ^ splitMix(row.key ^ splitMix(static_cast<std::uint64_t>(reflections))))) >>
+          1);
+      break;
+  }
+  return QueueKey{primary, row.key, r};
+}
+
+void OrderingQueue::reset(std::size_t rows) {
+  m_heap.clear();
+  m_position.assign(rows, -1);
+}
+
+void OrderingQueue::siftUp(std::size_t i) {
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 2;
+    if (!(m_heap[i] < m_heap[parent])) break;
+    std::swap(m_heap[i], m_heap[parent]);
+    place(i);
+    place(parent);
+    i = parent;
+  }
+}
+
+void OrderingQueue::siftDown(std::size_t i) {
+  const std::size_t n = m_heap.size();
+  while (true) {
+    std::size_t best = i;
+    const std::size_t left = 2 * i + 1;
+    const std::size_t right = left + 1;
+    if (left < n && m_heap[left] < m_heap[best]) best = left;
+    if (right < n && m_heap[right] < m_heap[best]) best = right;
+    if (best == i) break;
+    std::swap(m_heap[i], m_heap[best]);
+    place(i);
+    place(best);
+    i = best;
+  }
+}
+
+void OrderingQueue::remove(int r) {
+  const int position = m_position[static_cast<std::size_t>(r)];
+  if (position < 0) return;
+  const auto p = static_cast<std::size_t>(position);
+  m_position[static_cast<std::size_t>(r)] = -1;
+  if (p + 1 == m_heap.size()) {
+    m_heap.pop_back();
+    return;
+  }
+  m_heap[p] = m_heap.back();
+  m_heap.pop_back();
+  const int moved = m_heap[p].row;
+  m_position[static_cast<std::size_t>(moved)] = position;
+  siftUp(p);
+  siftDown(static_cast<std::size_t>(m_position[static_cast<std::size_t>(moved)]));
+}
+
+void OrderingQueue::update(const QueueKey& entry) {
+  const int position = m_position[static_cast<std::size_t>(entry.row)];
+  if (position < 0) {
+    m_heap.push_back(entry);
+    m_position[static_cast<std::size_t>(entry.row)] = static_cast<int>(m_heap.size() - 1);
+    siftUp(m_heap.size() - 1);
+    return;
+  }
+  const auto p = static_cast<std::size_t>(position);
+  m_heap[p] = entry;
+  siftUp(p);
+  siftDown(static_cast<std::size_t>(m_position[static_cast<std::size_t>(entry.row)]));
+}
+
+}  // namespace propimpact::detail

@@ -1,0 +1,58 @@
+#pragma once
+// Stage "ordering queue": which infeasible contact the propagation reflects
+// next (SPEC §3). A binary heap of the infeasible rows keyed by the ordering
+// policy; ties within the tie tolerance are broken by the rows' canonical
+// keys, never by whichever rounding came out lower.
+
+#include <cstdint>
+#include <vector>
+
+#include "ContactRows.h"
+#include "propimpact/core/ResolveOptions.h"
+
+namespace propimpact::detail {
+
+/// What the policy says about one row; smaller comes first.
+struct QueueKey {
+  std::int64_t primary;
+  std::uint64_t key;
+  int row;
+  bool operator<(const QueueKey& o) const {
+    if (primary != o.primary) return primary < o.primary;
+    if (key != o.key) return key < o.key;
+    return row < o.row;
+  }
+};
+
+/// How keys are made: the policy, the quantum that makes near-equal speeds
+/// ties, and the seeded-random keys (per step and cluster, never a stream).
+struct OrderingRule {
+  OrderingPolicy policy = OrderingPolicy::MostApproaching;
+  Scalar quantum = 1;
+  std::uint64_t randomSeed = 0;
+  std::uint64_t problemKey = 0;
+  /// The key of row \p r with relative velocity \p s after \p reflections reflections of it.
+  [[nodiscard]] QueueKey keyOf(const Row& row, int r, Scalar s, std::int64_t reflections) const;
+};
+
+/// An indexed binary heap over row ids.
+class OrderingQueue {
+ public:
+  void reset(std::size_t rows);
+  [[nodiscard]] bool empty() const { return m_heap.empty(); }
+  [[nodiscard]] int top() const { return m_heap.front().row; }
+  [[nodiscard]] bool contains(int r) const { return m_position[static_cast<std::size_t>(r)] >= 0; }
+  /// Inserts row r or moves it to its new key.
+  void update(const QueueKey& entry);
+  void remove(int r);
+
+ private:
+  void siftUp(std::size_t i);
+  void siftDown(std::size_t i);
+  void place(std::size_t i) { m_position[static_cast<std::size_t>(m_heap[i].row)] = static_cast<int>(i); }
+
+  std::vector<QueueKey> m_heap;
+  std::vector<int> m_position;
+};
+
+}  // namespace propimpact::detail

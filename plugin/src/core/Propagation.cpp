@@ -1,0 +1,57 @@
+#include "Propagation.h"
+
+namespace propimpact::detail {
+
+void Propagator::refresh(const ContactRows& rows, const OrderingRule& rule, Scalar threshold, int r) {
+  const auto i = static_cast<std::size_t>(r);
+  if (!rows.infeasible(r, m_speed[i], threshold)) {
+    m_queue.remove(r);
+    return;
+  }
+  m_queue.update(rule.keyOf(rows[i], r, m_speed[i], m_reflections[i]));
+}
+
+Propagation Propagator::run(const ContactRows& rows, const OrderingRule& rule, Scalar threshold, bool growFromSeeds,
+                            std::int64_t cap, Scalar* velocity, Scalar* lambda, std::vector<int>* sequence) {
+  Propagation result;
+  m_queue.reset(rows.size());
+  m_reflections.assign(rows.size(), 0);
+  m_speed.resize(rows.size());
+  m_reached.assign(rows.size(), growFromSeeds ? 0 : 1);
+  for (const int r : rows.active()) {
+    if (growFromSeeds && !rows[static_cast<std::size_t>(r)].seed) continue;
+    m_reached[static_cast<std::size_t>(r)] = 1;
+    m_speed[static_cast<std::size_t>(r)] = rows.velocity(r, velocity);
+    refresh(rows, rule, threshold, r);
+  }
+  while (!m_queue.empty()) {
+    if (result.reflections >= cap) {
+      result.capHit = true;
+      break;
+    }
+    const int c = m_queue.top();
+    const Row& row = rows[static_cast<std::size_t>(c)];
+    // Eq. (8): reflect the relative velocity across this contact.
+    const Scalar impulse = -2 * m_speed[static_cast<std::size_t>(c)] / row.d;
+    rows.applyImpulse(c, impulse, velocity);
+    lambda[c] += impulse;
+    ++m_reflections[static_cast<std::size_t>(c)];
+    ++result.reflections;
+    if (sequence) sequence->push_back(c);
+    for (int t = 0; t < row.termCount; ++t) {
+      const auto g = static_cast<std::size_t>(row.terms[t].group);
+      for (int a = rows.adjacencyBegin(g); a < rows.adjacencyEnd(g); ++a) {
+        const int j = rows.adjacent(a);
+        m_speed[static_cast<std::size_t>(j)] = rows.velocity(j, velocity);
+        refresh(rows, rule, threshold, j);
+        // The cluster grows by the contacts the propagation makes infeasible,
+        // not by every contact of a body it moved: a ball landing on a pile
+        // reaches the contacts its impulse actually passes through.
+        if (m_queue.contains(j)) m_reached[static_cast<std::size_t>(j)] = 1;
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace propimpact::detail

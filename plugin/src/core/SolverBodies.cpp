@@ -1,0 +1,116 @@
+#include "SolverBodies.h"
+
+#include <algorithm>
+
+namespace propimpact::detail {
+
+void SolverBodies::build(const ImpactProblem& problem) {
+  m_problem = &problem;
+  const auto blockCount = static_cast<std::size_t>(problem.blockCount());
+  m_blockGroup.assign(blockCount, -1);
+  m_blockOffsetInGroup.assign(blockCount, 0);
+  m_groups.clear();
+  m_inverseMass.clear();
+  m_constraintProjector.clear();
+  m_projectorOffset.clear();
+  m_anyProjector = false;
+  m_dofs = problem.dofCount();
+  if (problem.bilateralCount() == 0)
+    buildSingleBlocks();
+  else
+    buildJoinedGroups();
+}
+
+void SolverBodies::buildSingleBlocks() {
+  const ImpactProblem& p = *m_problem;
+  const auto blockCount = static_cast<std::size_t>(p.blockCount());
+  m_groupScale.assign(blockCount, 0);
+  for (std::size_t b = 0; b < blockCount; ++b) {
+    const BlockLayout& layout = p.block(static_cast<int>(b));
+    Group g;
+    g.offset = layout.velocityOffset;
+    g.size = layout.size;
+    g.matrixOffset = static_cast<Index>(m_inverseMass.size());
+    const Scalar* source = p.inverseMassData() + layout.matrixOffset;
+    m_inverseMass.insert(m_inverseMass.end(), source, source + layout.size * layout.size);
+    m_groupScale[b] = Eigen::Map<const MatrixX>(source, layout.size, layout.size).cwiseAbs().maxCoeff();
+    m_blockGroup[b] = static_cast<int>(m_groups.size());
+    m_groups.push_back(g);
+  }
+}
+
+void SolverBodies::gather(const Scalar* problemOrder, Scalar* internal) const {
+  for (int b = 0; b < m_problem->blockCount(); ++b) {
+    const BlockLayout& layout = m_problem->block(b);
+    const Group& g = m_groups[static_cast<std::size_t>(m_blockGroup[static_cast<std::size_t>(b)])];
+    std::copy(problemOrder + layout.velocityOffset, problemOrder + layout.velocityOffset + layout.size,
+              internal + g.offset + m_blockOffsetInGroup[static_cast<std::size_t>(b)]);
+  }
+}
+
+void SolverBodies::scatter(const Scalar* internal, Scalar* problemOrder) const {
+  for (int b = 0; b < m_problem->blockCount(); ++b) {
+    const BlockLayout& layout = m_problem->block(b);
+    const Group& g = m_groups[static_cast<std::size_t>(m_blockGroup[static_cast<std::size_t>(b)])];
+    const Scalar* from = internal + g.offset + m_blockOffsetInGroup[static_cast<std::size_t>(b)];
+    std::copy(from, from + layout.size, problemOrder + layout.velocityOffset);
+  }
+}
+
+void SolverBodies::splitJointError(Scalar* velocity, std::vector<Scalar>& violating) const {
+  violating.assign(static_cast<std::size_t>(m_dofs), 0);
+  if (!m_anyProjector) return;
+  for (std::size_t gi = 0; gi < m_groups.size(); ++gi) {
+    if (m_projectorOffset[gi] < 0) continue;
+    const Group& g = m_groups[gi];
+    Eigen::Map<const MatrixX> projector(m_constraintProjector.data() + m_projectorOffset[gi], g.size, g.size);
+    Eigen::Map<VectorX> part(violating.data() + g.offset, g.size);
+    Eigen::Map<VectorX> v(velocity + g.offset, g.size);
+    part.noalias() = projector * v;
+    v -= part;
+  }
+}
+
+void SolverBodies::prescribedPart(const Scalar* internal, std::vector<Scalar>& out) const {
+  const ImpactProblem& p = *m_problem;
+  const auto n = static_cast<std::size_t>(m_dofs);
+  if (m_massTimes.size() < n) m_massTimes.resize(n);
+  for (int b = 0; b < p.blockCount(); ++b) {
+    const BlockLayout& layout = p.block(b);
+    const Index at = m_groups[static_cast<std::size_t>(m_blockGroup[static_cast<std::size_t>(b)])].offset +
+                     m_blockOffsetInGroup[static_cast<std::size_t>(b)];
+    Eigen::Map<const MatrixX> mass(p.massData() + layout.matrixOffset, layout.size, layout.size);
+    Eigen::Map<VectorX>(m_massTimes.data() + at, layout.size).noalias() =
+        mass * Eigen::Map<const VectorX>(internal + at, layout.size);
+  }
+  out.resize(n);
+  for (std::size_t gi = 0; gi < m_groups.size(); ++gi) {
+    const Group& g = m_groups[gi];
+    Eigen::Map<const MatrixX> minv(inverseMass(gi), g.size, g.size);
+    Eigen::Map<VectorX>(out.data() + g.offset, g.size).noalias() =
+        Eigen::Map<const VectorX>(internal + g.offset, g.size) - minv * Eigen::Map<const VectorX>(m_massTimes.data() + g.offset, g.size);
+  }
+}
+
+Scalar SolverBodies::kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b) const {
+  Scalar value = 0;
+  const ImpactProblem& p = *m_problem;
+  for (int blk = 0; blk < p.blockCount(); ++blk) {
+    const BlockLayout& layout = p.block(blk);
+    if (layout.size == 6) {
+      Eigen::Map<const Matrix6> mass(p.massData() + layout.matrixOffset);
+      const Vector6 product = mass * b.segment<6>(layout.velocityOffset);
+      value += a.segment<6>(layout.velocityOffset).dot(product);
+      continue;
+    }
+    Eigen::Map<const MatrixX> mass(p.massData() + layout.matrixOffset, layout.size, layout.size);
+    // M b into a reused buffer: the product Eigen would otherwise put in a heap temporary.
+    if (m_massTimes.size() < static_cast<std::size_t>(layout.size)) m_massTimes.resize(static_cast<std::size_t>(layout.size));
+    Eigen::Map<VectorX> product(m_massTimes.data(), layout.size);
+    product.noalias() = mass * b.segment(layout.velocityOffset, layout.size);
+    value += a.segment(layout.velocityOffset, layout.size).dot(product);
+  }
+  return value;
+}
+
+}  // namespace propimpact::detail

@@ -1,0 +1,109 @@
+#pragma once
+// Stage "solver bodies": the metric the impact happens in (SPEC §1, §6).
+//
+// A metric group is a set of blocks tied together by bilateral rows; they
+// share one dense admissible inverse mass M⁻¹_c = P_a M⁻¹ (seed 004). Without
+// joints a group is exactly one block and M⁻¹_c = M⁻¹. Velocities inside the
+// resolver are in group order ("internal"); gather / scatter convert from and
+// to the problem's block order.
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
+#include <vector>
+
+#include "propimpact/core/ImpactProblem.h"
+#include "propimpact/core/Types.h"
+
+namespace propimpact::detail {
+
+/// Fixed capacity of the small dense decompositions (no heap below it).
+constexpr int kSmallCapacity = 64;
+using SmallMatrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kSmallCapacity, kSmallCapacity>;
+using SmallVector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1, Eigen::ColMajor, kSmallCapacity, 1>;
+
+/// Below this fraction of its reference (|J|² · max|M⁻¹| before any joint's
+/// projection), J M⁻¹ Jᵀ counts as zero: no admissible motion moves the row.
+/// Measured against the projected metric instead, an over-constrained joint
+/// (M⁻¹_c zero up to round-off) made round-off look like mobility (finding
+/// contact-moved-only-by-round-off-of-an-over-constrained-joint).
+constexpr Scalar kMetricNoise = 1e-13;
+
+/// Where one metric group lives.
+struct Group {
+  Index offset = 0;        ///< first internal velocity component.
+  Index size = 0;          ///< dofs.
+  Index matrixOffset = 0;  ///< first entry of its size × size matrices (column-major).
+};
+
+/// The groups, their admissible inverse masses and the joints' projection.
+class SolverBodies {
+ public:
+  /// Groups the problem's blocks and computes M⁻¹_c per group.
+  void build(const ImpactProblem& problem);
+
+  /// Problem order → internal order, and back.
+  void gather(const Scalar* problemOrder, Scalar* internal) const;
+  void scatter(const Scalar* internal, Scalar* problemOrder) const;
+
+  /// Removes the joint-violating part C v (seed 004's P_c) from an internal
+  /// velocity and stores it, in internal order, in \p violating.
+  void splitJointError(Scalar* velocity, std::vector<Scalar>& violating) const;
+
+  /// The part of an internal velocity no impulse can change, v − M⁻¹_c M v
+  /// (motion along locked or infinite-inertia axes): a prescribed motion,
+  /// like a kinematic body's, that can feed energy into the contacts.
+  void prescribedPart(const Scalar* internal, std::vector<Scalar>& out) const;
+
+  /// aᵀ M b over the problem's blocks (problem order).
+  [[nodiscard]] Scalar kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b) const;
+  /// ½ vᵀ M v, the same arithmetic as ImpactProblem::kineticEnergy without its per-block temporaries.
+  [[nodiscard]] Scalar kineticEnergy(const Eigen::Ref<const VectorX>& v) const { return 0.5 * kineticInner(v, v); }
+
+  [[nodiscard]] const ImpactProblem& problem() const { return *m_problem; }
+  [[nodiscard]] Index dofs() const { return m_dofs; }
+  [[nodiscard]] const std::vector<Group>& groups() const { return m_groups; }
+  [[nodiscard]] int groupOf(int block) const { return m_blockGroup[static_cast<std::size_t>(block)]; }
+  [[nodiscard]] Index offsetInGroup(int block) const { return m_blockOffsetInGroup[static_cast<std::size_t>(block)]; }
+  /// M⁻¹_c of group \p g (column-major, size × size).
+  [[nodiscard]] const Scalar* inverseMass(std::size_t g) const { return m_inverseMass.data() + m_groups[g].matrixOffset; }
+  /// max |M⁻¹| of group \p g before the joints' projection: what "round-off of the metric" is measured against.
+  [[nodiscard]] Scalar scale(std::size_t g) const { return m_groupScale[g]; }
+  [[nodiscard]] bool anyJoint() const { return m_anyProjector; }
+  /// Whether group \p g is joined (has a projector and an exact factor F, M⁻¹_c = F Fᵀ).
+  [[nodiscard]] bool joined(std::size_t g) const { return m_anyProjector && m_projectorOffset[g] >= 0; }
+  /// F = L U⊥ of a joined group (layout of inverseMass, zero columns past the admissible dofs).
+  [[nodiscard]] const Scalar* jointFactor(std::size_t g) const { return m_jointFactor.data() + m_groups[g].matrixOffset; }
+
+ private:
+  void buildSingleBlocks();
+  void buildJoinedGroups();
+  void groupByJoints();
+  void projectJoints(std::size_t g);
+  void blockFactor(std::size_t g, Eigen::Map<MatrixX>& factor);
+
+  const ImpactProblem* m_problem = nullptr;
+  Index m_dofs = 0;
+  std::vector<Group> m_groups;
+  std::vector<int> m_blockGroup;
+  std::vector<Index> m_blockOffsetInGroup;
+  std::vector<Scalar> m_inverseMass;
+  std::vector<Scalar> m_groupScale;
+  // Per joined group, C = M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺B: the part of a velocity that violates the joints.
+  std::vector<Scalar> m_constraintProjector;
+  std::vector<Index> m_projectorOffset;
+  std::vector<Scalar> m_jointFactor;
+  bool m_anyProjector = false;
+
+  // Joint projection workspace: reused buffers and fixed-capacity decompositions
+  // (dynamic Householder workspaces allocate), dynamic ones past kSmallCapacity.
+  std::vector<int> m_unionParent, m_rootGroup, m_members, m_groupBlockStart, m_groupBlocks, m_fill;
+  std::vector<Scalar> m_bufferB, m_bufferFactor, m_bufferTransfer;
+  Eigen::SelfAdjointEigenSolver<SmallMatrix> m_smallBlockEigen;
+  Eigen::SelfAdjointEigenSolver<MatrixX> m_blockEigen;
+  Eigen::JacobiSVD<SmallMatrix> m_smallJointSvd;
+  Eigen::JacobiSVD<MatrixX> m_jointSvd;
+  SmallMatrix m_smallJointA, m_smallJointScaled;
+  mutable std::vector<Scalar> m_massTimes;
+};
+
+}  // namespace propimpact::detail
