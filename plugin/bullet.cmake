@@ -16,6 +16,13 @@ endif()
 
 add_library(propimpact_bullet
   src/bullet/PropagativeImpactSolver.cpp
+  src/bullet/Island.cpp
+  src/bullet/Components.cpp
+  src/bullet/ClusterProblem.cpp
+  src/bullet/JointRows.cpp
+  src/bullet/WriteBack.cpp
+  src/bullet/RestingPass.cpp
+  src/bullet/ContactHistory.cpp
   src/bullet/Precision.cpp
 )
 add_library(propimpact::bullet ALIAS propimpact_bullet)

@@ -170,13 +170,23 @@ int ContactRows::mergeDuplicates(const Scalar* v0, Scalar speedScale, Scalar tol
     }
   }
   buildAdjacency();
+  m_merged.resize(m_rows.size());
+  for (std::size_t i = 0; i < m_rows.size(); ++i) m_merged[i] = m_rows[i].representative;
   return merged;
 }
 
 void ContactRows::keepReached(const std::vector<char>& awake) {
-  for (Row& row : m_rows)
-    if (row.representative >= 0 && !awake[static_cast<std::size_t>(row.representative)]) row.representative = kOutsideCluster;
+  for (std::size_t i = 0; i < m_rows.size(); ++i) {
+    const int r = m_merged[i];
+    m_rows[i].representative = r >= 0 && !awake[static_cast<std::size_t>(r)] ? kOutsideCluster : r;
+  }
   buildAdjacency();
+}
+
+bool ContactRows::allPlastic() const {
+  for (std::size_t i = 0; i < m_rows.size(); ++i)
+    if (m_merged[i] == static_cast<int>(i) && m_rows[i].restitution != 0) return false;
+  return true;
 }
 
 Scalar ContactRows::largestViolation(const Scalar* v) const {

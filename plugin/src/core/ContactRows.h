@@ -95,8 +95,11 @@ class ContactRows {
   bool addConstantVelocity(const std::vector<Scalar>& violating);
   /// Merges rows with equal M⁻¹Jᵀ that agree in their start speed; returns the number merged.
   int mergeDuplicates(const Scalar* v0, Scalar speedScale, Scalar tolerance);
-  /// Drops rows whose representative was not reached (awake[r] == 0) from the active set.
+  /// Drops rows whose representative was not reached (awake[r] == 0) from the
+  /// active set; may be called again with more rows reached (the cluster grows).
   void keepReached(const std::vector<char>& awake);
+  /// Whether every acting row has restitution 0 (a plastic cluster needs no elastic outcome).
+  [[nodiscard]] bool allPlastic() const;
   /// Rebuilds the active list and the per-group adjacency of active rows.
   void buildAdjacency();
 
@@ -126,6 +129,7 @@ class ContactRows {
   std::vector<int> m_active;
   std::vector<int> m_compactOf;
   std::vector<int> m_fill;
+  std::vector<int> m_merged;  // representatives after merging, before keepReached
   std::size_t m_groupCount = 0;
   bool m_anyBias = false;
 };

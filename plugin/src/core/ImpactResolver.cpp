@@ -83,12 +83,16 @@ struct ImpactResolver::Stages {
   std::vector<Scalar> v0Problem, jointErrorProblem;
   std::vector<Scalar> elasticImpulse, plasticImpulse;
   std::vector<int> shareCount;
+  std::vector<char> reached;
+  std::vector<int> candidates;
+  std::vector<char> groupInCluster;
   Scalar scale = 0;
   Scalar threshold = 0;
   detail::OrderingRule rule;
 
   void prepare(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result);
   void blendOutcome(const detail::StageContext& c, ImpactResult& result);
+  void growPlasticCluster(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result);
   void distributeImpulses(ImpactResult& result);
 };
 
@@ -175,11 +179,74 @@ void ImpactResolver::Stages::distributeImpulses(ImpactResult& result) {
   }
 }
 
+// Every contact with R = 0 (a box landing on a stack): α multiplies the
+// elastic outcome by zero, so no propagation runs. The cluster grows by the
+// same rule as a propagation's — a contact joins when the outcome so far
+// makes it infeasible beyond its resting speed — applied to the plastic
+// outcome, re-solved until no contact joins. The cost is that of the plastic
+// solves, not of thousands of reflections through a stack that cannot end
+// elastically. The result reports no reflections and the plastic outcome as
+// the elastic one.
+void ImpactResolver::Stages::growPlasticCluster(const ImpactProblem& problem, const ResolveOptions& options,
+                                                ImpactResult& result) {
+  const Index n = problem.dofCount();
+  reached.assign(rows.size(), 0);
+  for (const int r : rows.active())
+    if (rows[static_cast<std::size_t>(r)].seed) reached[static_cast<std::size_t>(r)] = 1;
+  candidates.assign(rows.active().begin(), rows.active().end());
+  const detail::StageContext context{bodies, rows, options, threshold, scale};
+  plastic.begin(v0.data());
+  plasticVelocity.resize(static_cast<std::size_t>(n));
+  for (bool grew = true; grew;) {
+    rows.keepReached(reached);
+    plasticImpulse.assign(rows.size(), 0);
+    plastic.solve(context, v0.data(), plasticVelocity.data(), plasticImpulse.data(), &result);
+    // As in a propagation, only a contact of a body the cluster moves can join.
+    groupInCluster.assign(bodies.groups().size(), 0);
+    for (const int r : rows.active())
+      for (int t = 0; t < rows[static_cast<std::size_t>(r)].termCount; ++t)
+        groupInCluster[static_cast<std::size_t>(rows[static_cast<std::size_t>(r)].terms[t].group)] = 1;
+    grew = false;
+    for (const int r : candidates) {
+      const detail::Row& row = rows[static_cast<std::size_t>(r)];
+      bool adjacent = false;
+      for (int t = 0; t < row.termCount; ++t) adjacent = adjacent || groupInCluster[static_cast<std::size_t>(row.terms[t].group)];
+      if (reached[static_cast<std::size_t>(r)] || !adjacent ||
+          !rows.infeasible(r, rows.velocity(r, plasticVelocity.data()), threshold))
+        continue;
+      reached[static_cast<std::size_t>(r)] = 1;
+      grew = true;
+    }
+  }
+  result.inCluster.assign(static_cast<std::size_t>(problem.contactCount()), 0);
+  for (int i = 0; i < problem.contactCount(); ++i)
+    result.inCluster[static_cast<std::size_t>(i)] = rows[static_cast<std::size_t>(i)].representative >= 0;
+  analysis.analyse(context, v0, result);
+  velocity = plasticVelocity;
+  elasticImpulse.assign(rows.size(), 0);
+  const Eigen::Map<const VectorX> jointErrorOf(jointErrorProblem.data(), n);
+  result.plasticVelocity.resize(n);
+  bodies.scatter(plasticVelocity.data(), result.plasticVelocity.data());
+  result.plasticVelocity += jointErrorOf;
+  result.energyPlastic = bodies.kineticEnergy(result.plasticVelocity);
+  result.elasticVelocity = result.plasticVelocity;
+  result.energyElastic = result.energyPlastic;
+  result.restitution = 0;
+  result.alpha = 0;
+  result.velocity = result.plasticVelocity;
+  result.energyAfter = result.energyPlastic;
+  distributeImpulses(result);
+}
+
 void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result) {
   checkOptions(options);
   Stages& s = *m_stages;
   resetResult(problem, options, result);
   s.prepare(problem, options, result);
+  if (options.growFromSeeds && !options.computeXi && s.rows.allPlastic() && !s.rows.active().empty()) {
+    s.growPlasticCluster(problem, options, result);
+    return;
+  }
 
   s.velocity = s.v0;
   s.elasticImpulse.assign(s.rows.size(), 0);

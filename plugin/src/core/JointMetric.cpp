@@ -26,7 +26,7 @@ Eigen::Map<MatrixX> buffer(std::vector<Scalar>& storage, Index rows, Index cols)
 void SolverBodies::groupByJoints() {
   const ImpactProblem& p = *m_problem;
   const auto blockCount = static_cast<std::size_t>(p.blockCount());
-  DisjointSets sets;
+  DisjointSets& sets = m_joined;
   sets.reset(blockCount);
   for (int i = 0; i < p.bilateralCount(); ++i) {
     const RowLayout& row = p.bilateral(i);

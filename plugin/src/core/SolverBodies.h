@@ -11,6 +11,7 @@
 #include <Eigen/SVD>
 #include <vector>
 
+#include "propimpact/core/DisjointSets.h"
 #include "propimpact/core/ImpactProblem.h"
 #include "propimpact/core/Types.h"
 
@@ -96,7 +97,8 @@ class SolverBodies {
 
   // Joint projection workspace: reused buffers and fixed-capacity decompositions
   // (dynamic Householder workspaces allocate), dynamic ones past kSmallCapacity.
-  std::vector<int> m_unionParent, m_rootGroup, m_members, m_groupBlockStart, m_groupBlocks, m_fill;
+  DisjointSets m_joined;
+  std::vector<int> m_rootGroup, m_members, m_groupBlockStart, m_groupBlocks, m_fill;
   std::vector<Scalar> m_bufferB, m_bufferFactor, m_bufferTransfer;
   Eigen::SelfAdjointEigenSolver<SmallMatrix> m_smallBlockEigen;
   Eigen::SelfAdjointEigenSolver<MatrixX> m_blockEigen;

@@ -36,6 +36,9 @@
 #include "propimpact/bullet/StepReport.h"
 
 namespace propimpact {
+namespace bullet_detail {
+class RestingPass;
+}
 
 /// The drop-in solver. One per world; not for btDiscreteDynamicsWorldMt.
 class PropagativeImpactSolver : public btSequentialImpulseConstraintSolver {
@@ -69,8 +72,8 @@ class PropagativeImpactSolver : public btSequentialImpulseConstraintSolver {
 
  private:
   explicit PropagativeImpactSolver(std::size_t callerScalarSize);
-  void resolveComponent(int root, btCollisionObject** bodies, int numBodies, btTypedConstraint** constraints,
-                        int numConstraints, const btContactSolverInfo& info);
+  void resolveComponent(int root, btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
+                        bullet_detail::RestingPass& resting);
 
   struct Impl;
   std::unique_ptr<Impl> m_impl;

@@ -42,6 +42,10 @@ struct ResolveOptions {
   /// resting speed), and only joined contacts must end feasible, take part in
   /// the plastic solve and the analysis. This is how a ball landing on a settled pile reaches only the
   /// contacts its impact propagates to (SPEC §7); off, every contact is in.
+  /// When every contact has restitution 0 (and computeXi is off), no
+  /// elastic propagation runs: the cluster grows by the same rule applied to
+  /// the plastic outcome, re-solved until no contact joins; the result then
+  /// reports zero reflections and the plastic outcome as the elastic one.
   bool growFromSeeds = false;
 
   /// With bilateral rows, the part of the velocity that violates them (B v ≠ 0)

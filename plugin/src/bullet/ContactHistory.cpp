@@ -1,0 +1,82 @@
+#include "ContactHistory.h"
+
+#include <algorithm>
+
+namespace propimpact::bullet_detail {
+
+void ContactHistory::beginPass() {
+  ++m_pass;
+  const std::uint64_t pass = m_pass;
+  m_pairs.erase(std::remove_if(m_pairs.begin(), m_pairs.end(), [pass](const ImpactedPair& e) { return e.second + 1 < pass; }),
+                m_pairs.end());
+  m_sortedPairs = m_pairs.size();  // removal keeps the order
+}
+
+const ContactHistory::ManifoldRecord* ContactHistory::recordOf(const btPersistentManifold* manifold) const {
+  const auto slot = static_cast<std::size_t>(manifold->m_index1a);
+  return slot < m_manifolds.size() && m_manifolds[slot].manifold == manifold ? &m_manifolds[slot] : nullptr;
+}
+
+bool ContactHistory::touchingLastPass(const btPersistentManifold* manifold) const {
+  const ManifoldRecord* h = recordOf(manifold);
+  return h && h->touching + 1 == m_pass;
+}
+
+Scalar ContactHistory::impulseLastPass(const btPersistentManifold* manifold) const {
+  const ManifoldRecord* h = recordOf(manifold);
+  return h && h->loaded + 1 == m_pass ? h->impulse : 0;
+}
+
+void ContactHistory::recordPass(btPersistentManifold* const* manifolds, int count, Scalar touchingDistance) {
+  for (int k = 0; k < count; ++k) {
+    const btPersistentManifold* manifold = manifolds[k];
+    bool touching = false;
+    bool loaded = false;
+    Scalar largest = 0;
+    for (int j = 0; j < manifold->getNumContacts(); ++j) {
+      const btManifoldPoint& cp = manifold->getContactPoint(j);
+      touching = touching || cp.getDistance() <= touchingDistance;
+      loaded = loaded || cp.m_appliedImpulse > 0;
+      largest = std::max<Scalar>(largest, cp.m_appliedImpulse);
+    }
+    if (!touching || manifold->m_index1a < 0) continue;
+    const auto slot = static_cast<std::size_t>(manifold->m_index1a);
+    if (slot >= m_manifolds.size()) m_manifolds.resize(slot + 1 + slot / 2);
+    ManifoldRecord& record = m_manifolds[slot];
+    if (record.manifold != manifold) record = ManifoldRecord{manifold, 0, 0, 0};
+    record.touching = m_pass;
+    if (loaded) {
+      record.loaded = m_pass;
+      record.impulse = largest;
+    }
+  }
+}
+
+bool ContactHistory::touchImpactedPair(const btCollisionObject* a, const btCollisionObject* b) {
+  if (m_pairs.empty()) return false;
+  const BodyPair pair = pairOf(a, b);
+  const auto end = m_pairs.begin() + static_cast<std::ptrdiff_t>(m_sortedPairs);
+  const auto found = std::lower_bound(m_pairs.begin(), end, pair,
+                                      [](const ImpactedPair& e, const BodyPair& key) { return e.first < key; });
+  if (found == end || found->first != pair) return false;
+  found->second = m_pass;
+  return true;
+}
+
+void ContactHistory::addImpactedPair(const btCollisionObject* a, const btCollisionObject* b) {
+  m_pairs.emplace_back(pairOf(a, b), m_pass);
+}
+
+void ContactHistory::sortImpactedPairs() {
+  if (m_sortedPairs == m_pairs.size()) return;
+  // Latest pass first within a pair, then keep the first of each pair.
+  std::sort(m_pairs.begin(), m_pairs.end(), [](const ImpactedPair& a, const ImpactedPair& b) {
+    return a.first != b.first ? a.first < b.first : a.second > b.second;
+  });
+  m_pairs.erase(std::unique(m_pairs.begin(), m_pairs.end(),
+                            [](const ImpactedPair& a, const ImpactedPair& b) { return a.first == b.first; }),
+                m_pairs.end());
+  m_sortedPairs = m_pairs.size();
+}
+
+}  // namespace propimpact::bullet_detail

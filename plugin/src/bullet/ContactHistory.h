@@ -1,0 +1,66 @@
+#pragma once
+// Stage "contact history": what the adapter remembers between solver passes.
+//
+// - Per dispatcher manifold slot (btPersistentManifold::m_index1a): the last
+//   pass in which it had a touching point and the last in which Bullet's pass
+//   loaded it. Sphere–sphere manifolds are rebuilt every frame, so their
+//   points carry no history of their own.
+// - Body pairs that took part in an impact and have stayed in contact since:
+//   their overlap is never pushed out through a velocity (that would add
+//   energy) until the contact bears load. A sorted flat vector, so that a
+//   warmed-up world allocates nothing.
+
+#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "propimpact/core/Types.h"
+
+namespace propimpact::bullet_detail {
+
+/// Manifold and impact-pair memory across solver passes.
+class ContactHistory {
+ public:
+  /// Starts a solver pass: ages out pairs not seen touching in the last pass.
+  void beginPass();
+  [[nodiscard]] std::uint64_t pass() const { return m_pass; }
+
+  /// Whether the manifold had a touching point in the previous pass.
+  [[nodiscard]] bool touchingLastPass(const btPersistentManifold* manifold) const;
+  /// The largest point impulse Bullet's pass gave it in the previous pass (0 if none).
+  [[nodiscard]] Scalar impulseLastPass(const btPersistentManifold* manifold) const;
+  /// After Bullet's pass: records which manifolds touch and which were loaded.
+  void recordPass(btPersistentManifold* const* manifolds, int count, Scalar touchingDistance);
+
+  /// Whether the pair had an impact and has stayed in contact since; marks it seen in this pass.
+  bool touchImpactedPair(const btCollisionObject* a, const btCollisionObject* b);
+  [[nodiscard]] bool anyImpactedPair() const { return !m_pairs.empty(); }
+  /// Remembers a pair that took part in an impact of this pass.
+  void addImpactedPair(const btCollisionObject* a, const btCollisionObject* b);
+  /// Merges this pass's additions into the sorted memory.
+  void sortImpactedPairs();
+
+ private:
+  using BodyPair = std::pair<const void*, const void*>;
+  using ImpactedPair = std::pair<BodyPair, std::uint64_t>;  // pair, last pass that saw it touching
+  struct ManifoldRecord {
+    const btPersistentManifold* manifold = nullptr;
+    std::uint64_t touching = 0;  // last pass with a touching point
+    std::uint64_t loaded = 0;    // last pass in which Bullet's pass gave it a positive impulse
+    Scalar impulse = 0;          // the largest point impulse of that pass
+  };
+  static BodyPair pairOf(const btCollisionObject* a, const btCollisionObject* b) {
+    return a < b ? BodyPair(a, b) : BodyPair(b, a);
+  }
+  [[nodiscard]] const ManifoldRecord* recordOf(const btPersistentManifold* manifold) const;
+
+  std::uint64_t m_pass = 0;
+  std::vector<ManifoldRecord> m_manifolds;
+  std::vector<ImpactedPair> m_pairs;
+  std::size_t m_sortedPairs = 0;
+};
+
+}  // namespace propimpact::bullet_detail

@@ -1,0 +1,175 @@
+#include "Island.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "Conversions.h"
+
+namespace propimpact::bullet_detail {
+namespace {
+
+const char* rejection(const btRigidBody& rb) {
+  if (!finite(rb.getLinearVelocity()) || !finite(rb.getAngularVelocity())) return "non-finite velocity";
+  if (!finite(rb.getWorldTransform().getOrigin())) return "non-finite position";
+  if (!(rb.getInvMass() > 0) || !std::isfinite(rb.getInvMass())) return "zero, negative or non-finite mass";
+  const btMatrix3x3& inertia = rb.getInvInertiaTensorWorld();
+  if (!finite(inertia[0]) || !finite(inertia[1]) || !finite(inertia[2])) return "non-finite inertia";
+  return nullptr;
+}
+
+Vector3 pointVelocity(const btCollisionObject* object, const Vector3& offset) {
+  const btRigidBody* rb = btRigidBody::upcast(object);
+  if (!rb) return Vector3::Zero();
+  return toEigen(rb->getLinearVelocity()) + toEigen(rb->getAngularVelocity()).cross(offset);
+}
+
+std::uint64_t worldIndex(const btCollisionObject* o) {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(o->getWorldArrayIndex()));
+}
+
+}  // namespace
+
+void Island::gatherBodies(btCollisionObject** objects, int count, Scalar dt, const SolverSettings& settings,
+                          StepReport& report) {
+  m_objects = objects;
+  m_count = count;
+  bodies.assign(static_cast<std::size_t>(count), IslandBody{});
+  for (int i = 0; i < count; ++i) {
+    IslandBody& st = bodies[static_cast<std::size_t>(i)];
+    objects[i]->setCompanionId(-1);
+    btRigidBody* rb = btRigidBody::upcast(objects[i]);
+    if (!rb || rb->isStaticOrKinematicObject()) continue;
+    st.body = rb;
+    objects[i]->setCompanionId(i);
+    if (const char* reason = rejection(*rb)) {
+      st.excluded = true;
+      if (settings.keepReport) {
+        const bool known = std::any_of(report.rejected.begin(), report.rejected.end(),
+                                       [&](const RejectedBody& r) { return r.body == rb; });
+        if (!known) report.rejected.push_back(RejectedBody{rb, reason});
+      }
+      continue;
+    }
+    // Fractional factors have no symmetric metric: such a body is left to the
+    // sequential-impulse pass, like Bullet would treat it.
+    if (!binary(rb->getLinearFactor()) || !binary(rb->getAngularFactor())) continue;
+    st.usable = true;
+    st.kickLinear = toEigen(rb->getTotalForce()) * rb->getInvMass() * dt;
+    st.kickAngular = toEigen(rb->getInvInertiaTensorWorld()) * toEigen(rb->getTotalTorque()) * dt;
+  }
+}
+
+void Island::releaseBodies() {
+  for (int i = 0; i < m_count; ++i) m_objects[i]->setCompanionId(-1);
+}
+
+int Island::dynamicIndex(const btCollisionObject* object) const {
+  if (object->isStaticOrKinematicObject()) return -1;
+  const int id = object->getCompanionId();
+  if (id < 0 || id >= m_count || m_objects[id] != object) return -2;  // not in this group: leave to Bullet
+  return id;
+}
+
+Vector3 Island::kickAt(int body, const Vector3& offset) const {
+  const IslandBody& st = bodies[static_cast<std::size_t>(body)];
+  return st.kickLinear + st.kickAngular.cross(offset);
+}
+
+void Island::gatherContacts(btPersistentManifold** manifolds, int count, const SolverSettings& settings,
+                            ContactHistory& history, RestingPass& resting) {
+  contacts.clear();
+  speculative.clear();
+  for (int k = 0; k < count; ++k) {
+    btPersistentManifold* manifold = manifolds[k];
+    const btCollisionObject* objectA = manifold->getBody0();
+    const btCollisionObject* objectB = manifold->getBody1();
+    const int a = dynamicIndex(objectA);
+    const int b = dynamicIndex(objectB);
+    // Keep a rejected body's NaN or negative mass away from its neighbours:
+    // its manifolds stay out of Bullet's pass too (a hidden point's row would
+    // still carry a NaN relative velocity into the neighbour).
+    if ((a >= 0 && bodies[static_cast<std::size_t>(a)].excluded) || (b >= 0 && bodies[static_cast<std::size_t>(b)].excluded))
+      continue;
+    resting.addManifold(manifold);
+    if (a == -2 || b == -2 || (a < 0 && b < 0)) continue;
+    if ((a >= 0 && !bodies[static_cast<std::size_t>(a)].usable) || (b >= 0 && !bodies[static_cast<std::size_t>(b)].usable))
+      continue;
+    for (int j = 0; j < manifold->getNumContacts(); ++j) {
+      btManifoldPoint& cp = manifold->getContactPoint(j);
+      IslandContact c;
+      c.point = &cp;
+      c.objectA = objectA;
+      c.objectB = objectB;
+      c.bodyA = a;
+      c.bodyB = b;
+      c.normal = toEigen(cp.m_normalWorldOnB);
+      if (!(c.normal.norm() > 0.5) || !c.normal.allFinite()) continue;  // degenerate normal: Bullet's pass only
+      c.normal.normalize();
+      c.offsetA = toEigen(cp.getPositionWorldOnA() - objectA->getWorldTransform().getOrigin());
+      c.offsetB = toEigen(cp.getPositionWorldOnB() - objectB->getWorldTransform().getOrigin());
+      const std::uint64_t lo = std::min(worldIndex(objectA), worldIndex(objectB));
+      const std::uint64_t hi = std::max(worldIndex(objectA), worldIndex(objectB));
+      c.key = (lo << 36) ^ (hi << 8) ^ static_cast<std::uint64_t>(j);
+      classify(c, *manifold, settings, history, resting);
+    }
+  }
+}
+
+// The Zeno rule (SPEC §7): an impact when the mid-step approach exceeds what
+// this step's external forces alone produce, and the contact is not persistent.
+void Island::classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
+                      ContactHistory& history, RestingPass& resting) {
+  btManifoldPoint& cp = *c.point;
+  const Scalar velocityA = c.normal.dot(pointVelocity(c.objectA, c.offsetA));
+  const Scalar velocityB = c.normal.dot(pointVelocity(c.objectB, c.offsetB));
+  const Scalar kickA = c.bodyA >= 0 ? c.normal.dot(kickAt(c.bodyA, c.offsetA)) : Scalar(0);
+  const Scalar kickB = c.bodyB >= 0 ? c.normal.dot(kickAt(c.bodyB, c.offsetB)) : Scalar(0);
+  c.kick = kickA - kickB;
+  // The noise floor of resting contact is the step's external kick at the
+  // contact, in any direction: a stack shares gravity's kick (its relative
+  // kick is zero) and Bullet's iterative pass leaves residual velocities of
+  // that order across side contacts of a pile too.
+  Scalar forcing = std::abs(c.kick);
+  if (c.bodyA >= 0) forcing = std::max(forcing, kickAt(c.bodyA, c.offsetA).norm());
+  if (c.bodyB >= 0) forcing = std::max(forcing, kickAt(c.bodyB, c.offsetB).norm());
+  c.restingSpeed = settings.restingFactor * forcing + settings.restingFloor;
+  c.bias = (c.bodyA < 0 ? velocityA : 0) - (c.bodyB < 0 ? velocityB : 0);
+  c.approachMid = velocityA - velocityB + 0.5 * c.kick;
+  const bool approaching = c.approachMid < -c.restingSpeed;
+  // Persistent contact is resting contact (the paper's Zeno rule): a point
+  // that carried Bullet's resting impulse last step, or a one-point manifold
+  // (rebuilt every frame, like sphere–sphere) that was already touching last
+  // pass. An impact can still reach it by propagation.
+  const bool persistent = cp.m_appliedImpulse > 0 || (manifold.getNumContacts() == 1 && history.touchingLastPass(&manifold));
+  if (!(cp.getDistance() <= settings.touchingDistance)) {
+    // A speculative point of a future impact: Bullet's pass would stop the
+    // body plastically at the surface; let it arrive and be reflected. Judged
+    // after this step's impacts, which may send a body towards it: then even
+    // a point that was resting (a ball lying against a wall, hit by another
+    // ball) must let it arrive (the elastic gas lost 0.35 % that way after ~10⁶ steps).
+    c.persistent = persistent;
+    speculative.push_back(c);
+    return;
+  }
+  c.seed = approaching && !persistent;
+  // A touching point that already separates needs no push: Bullet's pass
+  // would push a grazing pair's overlap out at erp·depth/dt and add energy.
+  if (c.approachMid > c.restingSpeed) resting.keepOverlap(cp);
+  if (history.touchImpactedPair(c.objectA, c.objectB)) {
+    // A pair that had an impact keeps its overlap (pushing it out through a
+    // velocity would add energy) until it bears load: a load-bearing contact
+    // in a pile must be corrected or bodies sink. Load means external forces
+    // press along the contact and Bullet's pass carried a real share of them
+    // (a tenth of one step's kick), not a round-off impulse.
+    const btRigidBody* bodyA = btRigidBody::upcast(c.objectA);
+    const btRigidBody* bodyB = btRigidBody::upcast(c.objectB);
+    const Scalar inverseMass = (bodyA ? bodyA->getInvMass() : 0) + (bodyB ? bodyB->getInvMass() : 0);
+    const Scalar loadImpulse = inverseMass > 0 ? 0.1 * forcing / inverseMass : 0;
+    const Scalar carried = std::max<Scalar>(cp.m_appliedImpulse, history.impulseLastPass(&manifold));
+    const bool bearsLoad = forcing > 0 && carried > loadImpulse;
+    if (!bearsLoad) resting.keepOverlap(cp);
+  }
+  contacts.push_back(c);
+}
+
+}  // namespace propimpact::bullet_detail

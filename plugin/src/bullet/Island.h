@@ -1,0 +1,79 @@
+#pragma once
+// Stage "gather": each btRigidBody and each touching btManifoldPoint of an
+// island read once into compact arrays (indices, not pointers, in what the
+// later stages loop over), with the Zeno classification of SPEC §7. Bad
+// bodies are flagged and reported, never thrown.
+
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "ContactHistory.h"
+#include "RestingPass.h"
+#include "propimpact/bullet/SolverSettings.h"
+#include "propimpact/bullet/StepReport.h"
+#include "propimpact/core/Types.h"
+
+namespace propimpact::bullet_detail {
+
+/// Island-local state of one body (static and kinematic ones are not usable).
+struct IslandBody {
+  btRigidBody* body = nullptr;
+  bool usable = false;    ///< dynamic, finite, positive mass, 0/1 factors
+  bool excluded = false;  ///< bad input: kept away from both passes
+  Vector3 kickLinear = Vector3::Zero();  ///< this step's Δv from external forces
+  Vector3 kickAngular = Vector3::Zero();
+  int block = kNoBlock;   ///< block in the current cluster problem
+  bool impacted = false;  ///< an impact changed its velocity in this pass
+};
+
+/// One touching (or speculative) manifold point.
+struct IslandContact {
+  btManifoldPoint* point = nullptr;
+  const btCollisionObject* objectA = nullptr;
+  const btCollisionObject* objectB = nullptr;
+  int bodyA = -1;  ///< island-local dynamic index or -1 (static / kinematic)
+  int bodyB = -1;
+  Vector3 normal;  ///< from B to A
+  Vector3 offsetA;
+  Vector3 offsetB;
+  Scalar bias = 0;          ///< kinematic / static partner's normal velocity term
+  Scalar kick = 0;          ///< J Δv_ext
+  Scalar restingSpeed = 0;  ///< Zeno threshold: a slower approach is resting contact
+  Scalar approachMid = 0;   ///< J v_mid + b
+  bool seed = false;        ///< an impact by itself
+  bool persistent = false;  ///< resting by the Zeno rule when classified (speculative points)
+  std::uint64_t key = 0;    ///< canonical tie-break key
+  int contact = -1;         ///< index in the current cluster problem
+};
+
+/// The island's bodies and contacts for one solveGroup call.
+class Island {
+ public:
+  /// Validates every body and notes its external kick (Bullet's solver adds
+  /// totalForce·invMass·dt and invInertia·torque·dt, SPEC §7). Sets companion ids.
+  void gatherBodies(btCollisionObject** bodies, int count, Scalar dt, const SolverSettings& settings, StepReport& report);
+  /// Classifies every manifold point (SPEC §7) and lists the manifolds Bullet's pass may see.
+  void gatherContacts(btPersistentManifold** manifolds, int count, const SolverSettings& settings,
+                      ContactHistory& history, RestingPass& resting);
+  /// Island index of a dynamic body, −1 for static or kinematic, −2 for a body outside this island.
+  [[nodiscard]] int dynamicIndex(const btCollisionObject* object) const;
+  /// Clears the companion ids set by gatherBodies.
+  void releaseBodies();
+
+  std::vector<IslandBody> bodies;
+  std::vector<IslandContact> contacts;     ///< touching points of usable bodies
+  std::vector<IslandContact> speculative;  ///< not yet touching: judged after the impacts
+
+ private:
+  void classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
+                ContactHistory& history, RestingPass& resting);
+  [[nodiscard]] Vector3 kickAt(int body, const Vector3& offset) const;
+
+  btCollisionObject** m_objects = nullptr;
+  int m_count = 0;
+};
+
+}  // namespace propimpact::bullet_detail

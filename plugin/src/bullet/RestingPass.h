@@ -1,0 +1,49 @@
+#pragma once
+// Stage "resting pass": Bullet's own sequential-impulse pass over what the
+// impacts left — resting contact, friction, joints, limits, motors — with the
+// world's settings but no second restitution. One scope object: points hidden
+// from the pass (impact contacts that separate, approaching speculative
+// points), points whose overlap must not be pushed out through a velocity
+// (ERP 0 for this pass), the manifolds and constraints the pass may see; the
+// destructor restores every point it changed, so nothing leaks into the next
+// step whatever happens in between.
+
+#include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
+
+#include <utility>
+#include <vector>
+
+namespace propimpact::bullet_detail {
+
+/// Collects what Bullet's pass must and must not see; runs it; restores.
+class RestingPass {
+ public:
+  /// Buffers are borrowed from the solver so that a warmed-up world allocates nothing.
+  struct Buffers {
+    std::vector<btPersistentManifold*> manifolds;
+    std::vector<btTypedConstraint*> constraints;
+    std::vector<std::pair<btManifoldPoint*, btScalar>> hidden;                 // point, original distance
+    std::vector<std::pair<btManifoldPoint*, std::pair<int, btScalar>>> unpushed;  // point, flags and ERP
+  };
+  explicit RestingPass(Buffers& buffers);
+  ~RestingPass();
+  RestingPass(const RestingPass&) = delete;
+  RestingPass& operator=(const RestingPass&) = delete;
+
+  void addManifold(btPersistentManifold* manifold) { m_b.manifolds.push_back(manifold); }
+  void addConstraint(btTypedConstraint* constraint) { m_b.constraints.push_back(constraint); }
+  /// Keeps the point out of the pass (its impact impulse stays out of warm starting too).
+  void hide(btManifoldPoint& point) { m_b.hidden.emplace_back(&point, point.m_distance1); }
+  /// ERP 0 for this pass: the overlap is not pushed out through a velocity.
+  void keepOverlap(btManifoldPoint& point);
+
+  /// Runs the sequential-impulse pass of \p solver (its base class's solveGroup).
+  btScalar run(btSequentialImpulseConstraintSolver& solver, btCollisionObject** bodies, int numBodies,
+               const btContactSolverInfo& info, btIDebugDraw* debugDrawer, btDispatcher* dispatcher);
+
+ private:
+  Buffers& m_b;
+  bool m_hiddenApplied = false;
+};
+
+}  // namespace propimpact::bullet_detail

@@ -1,0 +1,90 @@
+#include "WriteBack.h"
+
+#include "Conversions.h"
+
+namespace propimpact::bullet_detail {
+namespace {
+
+void writeVelocities(const ImpactProblem& problem, const ImpactResult& r, const std::vector<int>& blockBody,
+                     Island& island, ClusterReport* report) {
+  for (int blk = 0; blk < problem.blockCount(); ++blk) {
+    const BlockLayout& layout = problem.block(blk);
+    const auto after = r.velocity.segment<6>(layout.velocityOffset);
+    if (after == Eigen::Map<const Vector6>(problem.velocityData() + layout.velocityOffset)) continue;
+    IslandBody& st = island.bodies[static_cast<std::size_t>(blockBody[static_cast<std::size_t>(blk)])];
+    st.body->setLinearVelocity(toBullet(after.head<3>() - 0.5 * st.kickLinear));
+    st.body->setAngularVelocity(toBullet(after.tail<3>() - 0.5 * st.kickAngular));
+    st.impacted = true;
+    if (report) report->bodies.push_back(st.body);
+  }
+}
+
+Scalar separationOf(const ImpactProblem& problem, const ImpactResult& r, int contact) {
+  const RowLayout& row = problem.contact(contact);
+  Scalar separation = row.bias;
+  for (const RowTerm& t : row.terms) {
+    if (t.block == kNoBlock) continue;
+    const BlockLayout& layout = problem.block(t.block);
+    separation += Eigen::Map<const Vector6>(problem.rowData() + t.coefficientOffset).dot(r.velocity.segment<6>(layout.velocityOffset));
+  }
+  return separation;
+}
+
+ContactReport contactReport(const IslandContact& c, const ImpactResult& r, Scalar restitution, Scalar separation) {
+  ContactReport cr;
+  cr.bodyA = c.objectA;
+  cr.bodyB = c.objectB;
+  cr.restitution = restitution;
+  cr.impulse = r.impulses[c.contact];
+  cr.approachSpeed = c.approachMid;
+  cr.separationSpeed = separation;
+  cr.seed = c.seed;
+  for (int k = 0; k < 3; ++k) {
+    cr.point[k] = c.point->getPositionWorldOnB()[k];
+    cr.normal[k] = c.normal[k];
+  }
+  return cr;
+}
+
+}  // namespace
+
+void writeBack(const ImpactProblem& problem, const ImpactResult& r, const std::vector<int>& blockBody, Island& island,
+               ContactHistory& history, RestingPass& resting, ClusterReport* report) {
+  writeVelocities(problem, r, blockBody, island, report);
+  for (IslandContact& c : island.contacts) {
+    if (c.contact < 0) continue;
+    if (!r.inCluster[static_cast<std::size_t>(c.contact)]) {
+      c.contact = -1;  // never reached: an ordinary resting contact
+      continue;
+    }
+    const Scalar separation = separationOf(problem, r, c.contact);
+    const Scalar endOfStep = separation + 0.5 * c.kick;
+    if (endOfStep > c.restingSpeed)
+      resting.hide(*c.point);
+    else
+      resting.keepOverlap(*c.point);  // supported by Bullet's pass, never pushed out through a velocity
+    // Either way the pair is remembered: one that separates more slowly than
+    // its overlap (a wall contact in a cluster that ends at 4 cm/s with 1 cm
+    // of overlap) still overlaps next step, where Bullet's pass would push it
+    // out at erp·depth/dt and add energy.
+    history.addImpactedPair(c.objectA, c.objectB);
+    if (report) report->contacts.push_back(contactReport(c, r, problem.contact(c.contact).restitution, separation));
+  }
+}
+
+void hideApproachingSpeculative(const Island& island, RestingPass& resting) {
+  const auto impacted = [&](int body) { return body >= 0 && island.bodies[static_cast<std::size_t>(body)].impacted; };
+  const auto pointVelocity = [](const btCollisionObject* object, const Vector3& offset) -> Vector3 {
+    const btRigidBody* rb = btRigidBody::upcast(object);
+    if (!rb) return Vector3::Zero();
+    return toEigen(rb->getLinearVelocity()) + toEigen(rb->getAngularVelocity()).cross(offset);
+  };
+  for (const IslandContact& c : island.speculative) {
+    if (c.persistent && !impacted(c.bodyA) && !impacted(c.bodyB)) continue;
+    const Scalar approach =
+        c.normal.dot(pointVelocity(c.objectA, c.offsetA) - pointVelocity(c.objectB, c.offsetB)) + 0.5 * c.kick;
+    if (approach < -c.restingSpeed) resting.hide(*c.point);
+  }
+}
+
+}  // namespace propimpact::bullet_detail

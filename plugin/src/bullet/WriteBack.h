@@ -1,0 +1,32 @@
+#pragma once
+// Stage "write-back": a resolved cluster's outcome back into Bullet and the report.
+//
+// Velocities: v+ − ½Δv is stored, so that Bullet's pass, which adds the whole
+// kick, ends at v+ + ½Δv (kick–reflect–kick, SPEC §7). Contacts of the
+// cluster: one that separates by the end of the step is hidden from Bullet's
+// pass (no friction, no position correction and no second restitution during
+// an impact: the paper's impacts are frictionless); one that stays in contact
+// keeps its overlap (ERP 0) now and, through the impacted-pair memory, while
+// the pair stays in contact.
+
+#include <vector>
+
+#include "ContactHistory.h"
+#include "Island.h"
+#include "RestingPass.h"
+#include "propimpact/bullet/StepReport.h"
+#include "propimpact/core/ImpactProblem.h"
+#include "propimpact/core/ImpactResult.h"
+
+namespace propimpact::bullet_detail {
+
+/// Writes one cluster's outcome; \p report may be null (not kept).
+void writeBack(const ImpactProblem& problem, const ImpactResult& result, const std::vector<int>& blockBody, Island& island,
+               ContactHistory& history, RestingPass& resting, ClusterReport* report);
+
+/// Speculative points an impact now drives together must not be stopped
+/// plastically at the surface by Bullet's pass: hidden, so the bodies arrive
+/// and are reflected next step.
+void hideApproachingSpeculative(const Island& island, RestingPass& resting);
+
+}  // namespace propimpact::bullet_detail
