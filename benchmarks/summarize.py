@@ -2,13 +2,19 @@
 """Summarises the Google Benchmark JSON files of scripts/bench.
 
 Usage: summarize.py OUT_DIR
-Reads OUT_DIR/{pile,chain,cradles,core_random}.json (those present), prints
-the summary table (with the headline lines `pile: propagative/stock step-time
-ratio = X` and `chain N=10000: Y reflections/s`) and writes OUT_DIR/summary.csv.
-Statistics are over the individual repetitions (run_type "iteration"): the
-median, and the spread as (max - min) / median. Times are CPU time of the
-benchmark thread: pile and chain time themselves with CLOCK_THREAD_CPUTIME_ID
-(manual time), cradles use Google Benchmark's cpu_time.
+Reads OUT_DIR/{pile,chain,core_chain,landing,cradles,core_random}.json (those
+present), prints the summary table with the headline lines
+  pile: propagative/stock step-time ratio = X
+  chain N=10000: Y reflections/s
+  core chain N=10000: Z reflections/s (slowest numbering: ...)
+  core chain N=100000: reflections/s per numbering
+  landing: propagative/stock mean step-time ratio = X, p99 ratio = Y
+and writes OUT_DIR/summary.csv. Statistics are over the individual repetitions
+(run_type "iteration"): the median, and the spread as (max - min) / median
+(landing's p99 is taken within a repetition, over all its steps, then the
+median over repetitions). Times are CPU time of the benchmark thread: pile,
+chain and landing time themselves with CLOCK_THREAD_CPUTIME_ID (manual time),
+cradles, core_chain and core_random use Google Benchmark's cpu_time.
 """
 import csv
 import json
@@ -92,6 +98,33 @@ def main():
         cradle_ms[name.split("/")[1]] = med
         rows.append(("cradles", name.split("/")[1], "ms_per_step", med, spread, n))
 
+    core_chain = repetitions(load(os.path.join(out, "core_chain.json")))
+    core_slowest, core_largest = {}, {}
+    for name, runs in sorted(core_chain.items(), key=lambda kv: (kv[0].split("/")[1], int(kv[0].split("/")[2]))):
+        _, order, count = name.split("/")
+        case = f"{order}/N={count}"
+        us, us_spread, n = stats([1e3 * to_ms(b, "cpu_time") for b in runs])
+        rate, rate_spread, _ = stats([b["reflections_per_s"] for b in runs])
+        rows.append(("core_chain", case, "us_per_impact", us, us_spread, n))
+        rows.append(("core_chain", case, "reflections", runs[0]["reflections"], 0.0, n))
+        rows.append(("core_chain", case, "reflections_per_s", rate, rate_spread, n))
+        rows.append(("core_chain", case, "ns_per_reflection", 1e9 / rate, rate_spread, n))
+        if count == "10000":
+            core_slowest[order] = rate
+        if count == "100000":
+            core_largest[order] = rate
+
+    landing = repetitions(load(os.path.join(out, "landing.json")))
+    landing_ms = {}
+    for name, runs in sorted(landing.items()):
+        solver = name.split("/")[1]
+        for key in ("mean_ms", "p99_ms", "max_ms", "impacts_per_drop", "cap_hits", "our_ms_per_step", "our_max_ms", "steps"):
+            if key not in runs[0]:
+                continue
+            med, spread, n = stats([b[key] for b in runs])
+            rows.append(("landing", solver, key, med, spread, n))
+            landing_ms[(solver, key)] = med
+
     core = repetitions(load(os.path.join(out, "core_random.json")))
     for name, runs in sorted(core.items()):
         case = name.split("/")[1]
@@ -117,6 +150,20 @@ def main():
     if slowest:
         order = min(slowest, key=slowest.get)
         lines.append(f"chain N=10000: {slowest[order]:.4g} reflections/s (slowest numbering: {order}; target >= 1e7)")
+    if core_slowest:
+        order = min(core_slowest, key=core_slowest.get)
+        lines.append(f"core chain N=10000: {core_slowest[order]:.4g} reflections/s"
+                     f" (slowest numbering: {order}; target >= 2e7)")
+    if core_largest:
+        rates = ", ".join(f"{order} {rate:.4g}" for order, rate in sorted(core_largest.items()))
+        lines.append(f"core chain N=100000: reflections/s {rates}")
+    for base, label in (("bullet_si", "stock"), ("bullet_si_split", "stock-split")):
+        keys = [(s, k) for s in ("propagative", base) for k in ("mean_ms", "p99_ms")]
+        if all(k in landing_ms for k in keys):
+            mean = landing_ms[("propagative", "mean_ms")] / landing_ms[(base, "mean_ms")]
+            p99 = landing_ms[("propagative", "p99_ms")] / landing_ms[(base, "p99_ms")]
+            lines.append(f"landing: propagative/{label} mean step-time ratio = {mean:.3f}, p99 ratio = {p99:.3f}"
+                         + (" (targets <= 1.1, <= 1.5)" if base == "bullet_si" else ""))
     if {"propagative", "bullet_si"} <= cradle_ms.keys():
         lines.append(f"cradles: propagative/stock step-time ratio = {cradle_ms['propagative'] / cradle_ms['bullet_si']:.3f}"
                      f" ({cradle_ms['propagative']:.3g} ms vs {cradle_ms['bullet_si']:.3g} ms per step)")
