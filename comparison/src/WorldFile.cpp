@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -72,6 +73,39 @@ void checkHeader(const std::vector<char>& bytes, const std::string& path) {
   if ((scalar != 'd' && scalar != 'f') || (pointer != '-' && pointer != '_') || (endian != 'v' && endian != 'V') ||
       !digits)
     throw BadWorldFile(fmt::format("{}: not a .bullet file (bad header '{}')", path, std::string(bytes.data(), 12)));
+}
+
+std::uint32_t readInt(const std::vector<char>& bytes, std::size_t at, bool swap) {
+  std::uint32_t value = 0;
+  std::memcpy(&value, bytes.data() + at, sizeof value);
+  if (swap) value = (value >> 24U) | ((value >> 8U) & 0xff00U) | ((value << 8U) & 0xff0000U) | (value << 24U);
+  return value;
+}
+
+/// Walks the chunk list (code, length, old pointer, DNA index, count) and
+/// refuses a file whose chunks run past its end or that has no DNA1 chunk:
+/// Bullet's parser would read past the buffer. Every truncation of a file is
+/// caught here (the serializer writes the DNA1 chunk last).
+void checkChunks(const std::vector<char>& bytes, const std::string& path) {
+  const bool pointer8 = bytes[7] == '-';
+  const bool fileLittle = bytes[8] == 'v';
+  const std::uint16_t probe = 1;
+  const bool hostLittle = *reinterpret_cast<const unsigned char*>(&probe) == 1;
+  const std::size_t headerSize = pointer8 ? 24 : 20;
+  bool dna = false;
+  std::size_t at = kHeaderSize;
+  while (at < bytes.size()) {
+    if (bytes.size() - at < headerSize) throw BadWorldFile(fmt::format("{}: truncated (a chunk header is cut off at byte {})", path, at));
+    const bool end = std::memcmp(bytes.data() + at, "ENDB", 4) == 0;
+    dna = dna || std::memcmp(bytes.data() + at, "DNA1", 4) == 0;
+    const std::uint32_t length = readInt(bytes, at + 4, fileLittle != hostLittle);
+    if (end) break;
+    if (length > bytes.size() - at - headerSize)
+      throw BadWorldFile(fmt::format("{}: truncated or corrupt (a {}-byte chunk at byte {} runs past the end, {} bytes)",
+                                     path, length, at, bytes.size()));
+    at += headerSize + length;
+  }
+  if (!dna) throw BadWorldFile(fmt::format("{}: truncated or corrupt (no DNA1 block)", path));
 }
 
 /// Redirects stdout to /dev/null while alive: the importer prints its
@@ -214,6 +248,7 @@ LoadedWorld::LoadedWorld(const std::string& path, const std::string& solverName)
     : m_world(std::make_unique<scenes::World>(solverName)), m_importer(std::make_unique<ImportState>()) {
   m_importer->bytes = readFile(path);
   checkHeader(m_importer->bytes, path);
+  checkChunks(m_importer->bytes, path);
   std::string why;
   if (!importSurvives(m_importer->bytes, why)) throw BadWorldFile(fmt::format("{}: truncated or corrupt: {}", path, why));
   btDiscreteDynamicsWorld& dynamics = m_world->dynamics();
