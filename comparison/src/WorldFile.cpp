@@ -205,6 +205,12 @@ std::string importInto(ImportState& in, btDiscreteDynamicsWorld& world) {
   StdoutSilenced silenced;
   if (!in.importer->loadFileFromMemory(in.file.get())) return "the importer could not read it";
   if (!in.file->ok() || !in.file->getFileDNA()) return "truncated or corrupt (no readable DNA block)";
+  if (in.file->m_multiBodies.size() > 0)
+    return fmt::format("{} btMultiBody record(s): only btRigidBody worlds are replayed (PyBullet: load with "
+                       "useMaximalCoordinates=True)",
+                       in.file->m_multiBodies.size());
+  if (in.file->m_softBodies.size() > 0)
+    return fmt::format("{} soft-body record(s): only btRigidBody worlds are replayed", in.file->m_softBodies.size());
   if (in.file->m_rigidBodies.size() == 0) return "no rigid-body record (truncated, or an empty world)";
   return {};
 }

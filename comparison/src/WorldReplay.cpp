@@ -62,10 +62,11 @@ Velocities velocitiesOf(const std::vector<btRigidBody*>& bodies) {
   return v;
 }
 
-/// Impacts of a step, counted the same way for every solver: touching
-/// points of this step's collision detection whose bodies approached, before
-/// the step, faster than one step's gravity kick |g|·dt (resting contact
-/// approaches by about that much; an impact by much more).
+/// Impacts of a step, counted the same way for every solver: points of this
+/// step's collision detection whose bodies approached, before the step,
+/// faster than one step's gravity kick |g|·dt (resting contact approaches by
+/// about that much; an impact by much more) and close enough to touch within
+/// the step (distance ≤ approach·dt, so speculative points count too).
 int impactsOf(btDiscreteDynamicsWorld& world, const Velocities& before, double dt) {
   const double threshold = std::max(double(world.getGravity().length()) * dt, 1e-9);
   btDispatcher* dispatcher = world.getDispatcher();
@@ -74,10 +75,10 @@ int impactsOf(btDiscreteDynamicsWorld& world, const Velocities& before, double d
     const btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(m);
     for (int p = 0; p < manifold->getNumContacts(); ++p) {
       const btManifoldPoint& point = manifold->getContactPoint(p);
-      if (point.getDistance() > 0) continue;
       const btVector3 relative = before.at(manifold->getBody0(), point.getPositionWorldOnA()) -
                                  before.at(manifold->getBody1(), point.getPositionWorldOnB());
-      if (double(relative.dot(point.m_normalWorldOnB)) < -threshold) ++count;  // normal points from B to A
+      const double approach = -double(relative.dot(point.m_normalWorldOnB));  // normal points from B to A
+      if (approach > threshold && double(point.getDistance()) <= approach * dt) ++count;
     }
   }
   return count;
