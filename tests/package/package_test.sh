@@ -31,7 +31,7 @@ if ((${#energy[@]})); then
     echo "FAIL: the energy check passed stock Bullet on an elastic world" >&2; exit 1
   fi
   grep -q "solver=bullet-si: worst relative energy drift" "$work/stock.log" || { cat "$work/stock.log" >&2; exit 1; }
-  echo "PASS: propimpact_add_energy_check passes the propagative solver and fails stock Bullet ($(grep -o 'drift [0-9.e+-]*' "$work/stock.log" | head -1))"
+  echo "PASS: propimpact_add_energy_check passes the propagative solver and fails stock Bullet ($(grep -o 'energy drift [0-9.e+-]*' "$work/stock.log" | head -1))"
 fi
 other=single; [[ $precision == single ]] && other=double
 if cmake -S "$source_dir/tests/package/mismatch" -B "$work/mismatch" -DCMAKE_PREFIX_PATH="$work/prefix" \
