@@ -91,8 +91,8 @@ std::string buildOthers(scenes::World& world, const ExportOptions& o) {
 }  // namespace
 
 const std::vector<std::string>& exportSceneNames() {
-  static const std::vector<std::string> names = {"cradle", "hanging-cradle", "chain", "bounce",
-                                                 "billiards", "pile", "box-stack", "gas"};
+  static const std::vector<std::string> names = {"cradle",    "hanging-cradle", "chain",     "bounce",
+                                                 "billiards", "pile",           "box-stack", "gas"};
   return names;
 }
 

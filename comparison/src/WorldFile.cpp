@@ -95,14 +95,16 @@ void checkChunks(const std::vector<char>& bytes, const std::string& path) {
   bool dna = false;
   std::size_t at = kHeaderSize;
   while (at < bytes.size()) {
-    if (bytes.size() - at < headerSize) throw BadWorldFile(fmt::format("{}: truncated (a chunk header is cut off at byte {})", path, at));
+    if (bytes.size() - at < headerSize)
+      throw BadWorldFile(fmt::format("{}: truncated (a chunk header is cut off at byte {})", path, at));
     const bool end = std::memcmp(bytes.data() + at, "ENDB", 4) == 0;
     dna = dna || std::memcmp(bytes.data() + at, "DNA1", 4) == 0;
     const std::uint32_t length = readInt(bytes, at + 4, fileLittle != hostLittle);
     if (end) break;
     if (length > bytes.size() - at - headerSize)
-      throw BadWorldFile(fmt::format("{}: truncated or corrupt (a {}-byte chunk at byte {} runs past the end, {} bytes)",
-                                     path, length, at, bytes.size()));
+      throw BadWorldFile(
+          fmt::format("{}: truncated or corrupt (a {}-byte chunk at byte {} runs past the end, {} bytes)", path, length,
+                      at, bytes.size()));
     at += headerSize + length;
   }
   if (!dna) throw BadWorldFile(fmt::format("{}: truncated or corrupt (no DNA1 block)", path));
@@ -206,9 +208,10 @@ std::string importInto(ImportState& in, btDiscreteDynamicsWorld& world) {
   if (!in.importer->loadFileFromMemory(in.file.get())) return "the importer could not read it";
   if (!in.file->ok() || !in.file->getFileDNA()) return "truncated or corrupt (no readable DNA block)";
   if (in.file->m_multiBodies.size() > 0)
-    return fmt::format("{} btMultiBody record(s): only btRigidBody worlds are replayed (PyBullet: load with "
-                       "useMaximalCoordinates=True)",
-                       in.file->m_multiBodies.size());
+    return fmt::format(
+        "{} btMultiBody record(s): only btRigidBody worlds are replayed (PyBullet: load with "
+        "useMaximalCoordinates=True)",
+        in.file->m_multiBodies.size());
   if (in.file->m_softBodies.size() > 0)
     return fmt::format("{} soft-body record(s): only btRigidBody worlds are replayed", in.file->m_softBodies.size());
   if (in.file->m_rigidBodies.size() == 0) return "no rigid-body record (truncated, or an empty world)";
@@ -235,8 +238,7 @@ bool importSurvives(const std::vector<char>& bytes, std::string& why) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return true;
-  if (WIFEXITED(status) && (WEXITSTATUS(status) == kProbeImported || WEXITSTATUS(status) == kProbeRefused))
-    return true;
+  if (WIFEXITED(status) && (WEXITSTATUS(status) == kProbeImported || WEXITSTATUS(status) == kProbeRefused)) return true;
   why = WIFSIGNALED(status) ? fmt::format("the importer crashed on it ({})", strsignal(WTERMSIG(status)))
                             : fmt::format("the importer failed on it (exit {})", WEXITSTATUS(status));
   return false;
@@ -256,7 +258,8 @@ LoadedWorld::LoadedWorld(const std::string& path, const std::string& solverName)
   checkHeader(m_importer->bytes, path);
   checkChunks(m_importer->bytes, path);
   std::string why;
-  if (!importSurvives(m_importer->bytes, why)) throw BadWorldFile(fmt::format("{}: truncated or corrupt: {}", path, why));
+  if (!importSurvives(m_importer->bytes, why))
+    throw BadWorldFile(fmt::format("{}: truncated or corrupt: {}", path, why));
   btDiscreteDynamicsWorld& dynamics = m_world->dynamics();
   dynamics.setGravity(btVector3(0, -10, 0));  // a fresh btDiscreteDynamicsWorld's gravity
   why = importInto(*m_importer, dynamics);
@@ -295,9 +298,10 @@ bool haveWorldImporter() { return false; }
 struct ImportState {};
 
 LoadedWorld::LoadedWorld(const std::string& path, const std::string&) {
-  throw BadWorldFile(fmt::format("{}: this build has no Bullet importer (install libbullet-extras-dev and "
-                                 "reconfigure) so it cannot replay .bullet files",
-                                 path));
+  throw BadWorldFile(
+      fmt::format("{}: this build has no Bullet importer (install libbullet-extras-dev and "
+                  "reconfigure) so it cannot replay .bullet files",
+                  path));
 }
 
 LoadedWorld::~LoadedWorld() = default;

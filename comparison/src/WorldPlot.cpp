@@ -27,7 +27,8 @@ std::filesystem::path plotScripts() {
 
 /// gnuplot strings are single-quoted: refuse what would break out of them.
 std::string quoted(const std::string& text) {
-  if (text.find('\'') != std::string::npos) throw std::runtime_error("--plot: a path with a quote (') cannot be plotted");
+  if (text.find('\'') != std::string::npos)
+    throw std::runtime_error("--plot: a path with a quote (') cannot be plotted");
   return "'" + text + "'";
 }
 

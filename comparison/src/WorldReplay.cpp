@@ -165,8 +165,8 @@ StudyOutput runWorld(const WorldOptions& options) {
     const SolverRun& first = runs.front();
     fmt::print(stderr, "world {}: {} rigid bodies, {} file, gravity {}, {} steps at {} Hz\n", options.file,
                first.bodies, first.doubleFile ? "double-precision" : "single-precision",
-               first.gravityFromFile ? "from the file" : "Bullet's default (no world record in the file)",
-               first.steps, options.hz);
+               first.gravityFromFile ? "from the file" : "Bullet's default (no world record in the file)", first.steps,
+               options.hz);
     fmt::print(stderr, "{:<20} {:>14} {:>12} {:>9} {:>9} {:>12} {:>12}\n", "solver", "initial E (J)", "worst drift",
                "at t (s)", "impacts", "clusters", "step (ms)");
     for (const SolverRun& r : runs)
@@ -179,9 +179,10 @@ StudyOutput runWorld(const WorldOptions& options) {
       continue;
     ++out.checkedRows;
     if (!(r.worstDrift <= options.maxDrift))
-      out.failures.push_back(fmt::format("world {} solver={}: worst relative energy drift {:.3e} at t = {:.4g} s "
-                                         "exceeds --max-drift {:.3g}",
-                                         options.file, r.solver, r.worstDrift, r.worstTime, options.maxDrift));
+      out.failures.push_back(
+          fmt::format("world {} solver={}: worst relative energy drift {:.3e} at t = {:.4g} s "
+                      "exceeds --max-drift {:.3g}",
+                      options.file, r.solver, r.worstDrift, r.worstTime, options.maxDrift));
   }
   return out;
 }

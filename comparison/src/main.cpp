@@ -68,6 +68,57 @@ int finishWorld(const StudyOutput& out, const WorldOptions& options, const std::
   return 0;
 }
 
+/// Output flags of `world`.
+struct WorldFlags {
+  std::string output = "-";  ///< CSV ("-" = stdout).
+  std::string plot;          ///< PNG, empty: no plot.
+};
+
+CLI::App* addWorldCommand(CLI::App& app, WorldOptions& world, WorldFlags& flags) {
+  CLI::App* worldCmd = app.add_subcommand("world", "replay a .bullet file under each solver: energy per step, drift summary");
+  worldCmd->add_option("file", world.file, ".bullet file (Bullet's btDefaultSerializer, PyBullet's saveBullet)")->required();
+  worldCmd->add_option("-o,--output", flags.output, "CSV file to write ('-' = stdout)")->capture_default_str();
+  worldCmd->add_option("--solvers", world.solvers, "solvers to run, each on its own copy of the world")
+      ->delimiter(',')
+      ->check(CLI::IsMember(propimpact::scenes::solverNames()))
+      ->capture_default_str();
+  worldCmd->add_option("--seconds", world.seconds, "simulated time (s)")->capture_default_str();
+  worldCmd->add_option("--hz", world.hz, "stepSimulation calls per second, fixed step 1/hz")->capture_default_str();
+  worldCmd->add_option("--max-substeps", world.maxSubSteps, "stepSimulation's maxSubSteps")->capture_default_str();
+  worldCmd->add_option("--every", world.every, "write a CSV row every this many steps")->capture_default_str();
+  worldCmd->add_flag("--check", world.check, "exit 1 naming every checked solver whose drift exceeds --max-drift");
+  worldCmd->add_option("--max-drift", world.maxDrift, "--check: worst |E - E0| / |E0|")->capture_default_str();
+  worldCmd->add_option("--check-solvers", world.checkSolvers, "solvers --check checks")->delimiter(',')->capture_default_str();
+  worldCmd->add_option("--plot", flags.plot, "also write an energy plot (PNG, gnuplot) to this file");
+  worldCmd->add_flag("-q,--quiet", world.quiet, "no summary on stderr");
+  return worldCmd;
+}
+
+CLI::App* addExportCommand(CLI::App& app, ExportOptions& exported) {
+  CLI::App* exportCmd = app.add_subcommand("export", "write a scene of the shared library as a .bullet file (with velocities)");
+  exportCmd->add_option("scene", exported.scene, "scene")->required()->check(CLI::IsMember(exportSceneNames()));
+  exportCmd->add_option("-o,--output", exported.output, ".bullet file to write")->required();
+  exportCmd->add_option("--count", exported.count, "bodies (default: the scene's)");
+  exportCmd->add_option("--cor", exported.cor, "combined coefficient of restitution (default: the scene's)");
+  exportCmd->add_option("--speed", exported.speed, "impact / initial speed in m/s (default: the scene's)");
+  exportCmd->add_option("--hz", exported.hz, "step rate the scene is placed for (cradle, chain, billiards)")->capture_default_str();
+  exportCmd->add_option("--phase", exported.phase, "first-contact depth fraction (cradle, chain, billiards)")->capture_default_str();
+  exportCmd->add_option("--seed", exported.seed, "pile and gas seed")->capture_default_str();
+  return exportCmd;
+}
+
+int runWorldCommand(const WorldOptions& world, const WorldFlags& flags) {
+  if (!haveWorldImporter()) {
+    fmt::print(stderr, "propimpact-compare: world: this build has no Bullet importer (libbullet-extras-dev for "
+                       "{}-precision Bullet); install it and reconfigure\n",
+               sizeof(btScalar) == 8 ? "double" : "single");
+    return 2;
+  }
+  const StudyOutput out = runWorld(world);
+  if (!flags.plot.empty()) plotWorld(out.table, flags.plot, world.file);
+  return finishWorld(out, world, flags.output);
+}
+
 void applyCommon(CommonOptions& options, const CommonFlags& flags) {
   parseShard(flags.shard, options.sweep);
   options.sweep.progress = !flags.quiet;
@@ -127,34 +178,10 @@ int main(int argc, char** argv) {
   bounceCmd->add_option("--apex-tol", bounce.apexTolerance, "--check: max |apex / (h cor^2k) - 1|")->capture_default_str();
 
   WorldOptions world;
-  std::string worldOutput = "-", worldPlot;
-  CLI::App* worldCmd = app.add_subcommand("world", "replay a .bullet file under each solver: energy per step, drift summary");
-  worldCmd->add_option("file", world.file, ".bullet file (Bullet's btDefaultSerializer, PyBullet's saveBullet)")->required();
-  worldCmd->add_option("-o,--output", worldOutput, "CSV file to write ('-' = stdout)")->capture_default_str();
-  worldCmd->add_option("--solvers", world.solvers, "solvers to run, each on its own copy of the world")
-      ->delimiter(',')
-      ->check(CLI::IsMember(propimpact::scenes::solverNames()))
-      ->capture_default_str();
-  worldCmd->add_option("--seconds", world.seconds, "simulated time (s)")->capture_default_str();
-  worldCmd->add_option("--hz", world.hz, "stepSimulation calls per second, fixed step 1/hz")->capture_default_str();
-  worldCmd->add_option("--max-substeps", world.maxSubSteps, "stepSimulation's maxSubSteps")->capture_default_str();
-  worldCmd->add_option("--every", world.every, "write a CSV row every this many steps")->capture_default_str();
-  worldCmd->add_flag("--check", world.check, "exit 1 naming every checked solver whose drift exceeds --max-drift");
-  worldCmd->add_option("--max-drift", world.maxDrift, "--check: worst |E - E0| / |E0|")->capture_default_str();
-  worldCmd->add_option("--check-solvers", world.checkSolvers, "solvers --check checks")->delimiter(',')->capture_default_str();
-  worldCmd->add_option("--plot", worldPlot, "also write an energy plot (PNG, gnuplot) to this file");
-  worldCmd->add_flag("-q,--quiet", world.quiet, "no summary on stderr");
-
+  WorldFlags worldFlags;
+  CLI::App* worldCmd = addWorldCommand(app, world, worldFlags);
   ExportOptions exported;
-  CLI::App* exportCmd = app.add_subcommand("export", "write a scene of the shared library as a .bullet file (with velocities)");
-  exportCmd->add_option("scene", exported.scene, "scene")->required()->check(CLI::IsMember(exportSceneNames()));
-  exportCmd->add_option("-o,--output", exported.output, ".bullet file to write")->required();
-  exportCmd->add_option("--count", exported.count, "bodies (default: the scene's)");
-  exportCmd->add_option("--cor", exported.cor, "combined coefficient of restitution (default: the scene's)");
-  exportCmd->add_option("--speed", exported.speed, "impact / initial speed in m/s (default: the scene's)");
-  exportCmd->add_option("--hz", exported.hz, "step rate the scene is placed for (cradle, chain, billiards)")->capture_default_str();
-  exportCmd->add_option("--phase", exported.phase, "first-contact depth fraction (cradle, chain, billiards)")->capture_default_str();
-  exportCmd->add_option("--seed", exported.seed, "pile and gas seed")->capture_default_str();
+  CLI::App* exportCmd = addExportCommand(app, exported);
 
   std::vector<std::string> mergeInputs;
   std::string mergeOutput = "-";
@@ -181,17 +208,7 @@ int main(int argc, char** argv) {
       applyCommon(bounce, bounceFlags);
       return finish(runBounce(bounce), bounce, bounceFlags);
     }
-    if (*worldCmd) {
-      if (!haveWorldImporter()) {
-        fmt::print(stderr, "propimpact-compare: world: this build has no Bullet importer (libbullet-extras-dev for "
-                           "{}-precision Bullet); install it and reconfigure\n",
-                   sizeof(btScalar) == 8 ? "double" : "single");
-        return 2;
-      }
-      const StudyOutput out = runWorld(world);
-      if (!worldPlot.empty()) plotWorld(out.table, worldPlot, world.file);
-      return finishWorld(out, world, worldOutput);
-    }
+    if (*worldCmd) return runWorldCommand(world, worldFlags);
     if (*exportCmd) {
       const std::string what = exportScene(exported);
       fmt::print(stderr, "wrote {}: {}\n", exported.output, what);

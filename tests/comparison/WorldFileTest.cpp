@@ -108,7 +108,9 @@ TEST(WorldCli, RoundTripReproducesTheCradleStudy) {
   REQUIRE_IMPORTER();
   const std::string study = tempPath("roundtrip_study.csv");
   ASSERT_EQ(runCompare("cradle -q --solvers bullet-si,propagative --v0-count 1 --v0-min 1 --v0-max 1 --cor 1,0.7 "
-                       "--hz 60 --phase 0.5 -o " + study), 0);
+                       "--hz 60 --phase 0.5 -o " +
+                       study),
+            0);
   const Table cells = readCsv(study);
   ASSERT_EQ(cells.rows.size(), 4U);
   for (std::size_t c = 0; c < cells.rows.size(); ++c) {
@@ -116,8 +118,9 @@ TEST(WorldCli, RoundTripReproducesTheCradleStudy) {
     const std::string file = tempPath("roundtrip_" + cor + ".bullet"), csv = tempPath("roundtrip_" + cor + ".csv");
     ASSERT_EQ(runCompare(fmt::format("export cradle --cor {} --hz 60 --phase 0.5 -o {}", cor, file)), 0);
     // The study steps the detecting step (2) and 60 more: 62 steps at 60 Hz.
-    ASSERT_EQ(runCompare(fmt::format("world {} -q --solvers {} --hz 60 --seconds {} -o {}", file, solver,
-                                     62.0 / 60, csv)), 0);
+    ASSERT_EQ(
+        runCompare(fmt::format("world {} -q --solvers {} --hz 60 --seconds {} -o {}", file, solver, 62.0 / 60, csv)),
+        0);
     const Table replay = readCsv(csv);
     const std::size_t last = replay.rows.size() - 1;
     ASSERT_EQ(replay.text(last, "step"), "62");
@@ -136,7 +139,8 @@ TEST(WorldCli, CheckFailsStockBulletAndPassesOursOnAnElasticGas) {
   EXPECT_GT(rows.at("bullet-si").worstDrift, kStockDriftAtLeast);
   EXPECT_LT(rows.at("propagative").worstDrift, kElasticDriftBound);
 
-  const std::string check = fmt::format("world {} -q --seconds 10 --hz 120 -o /dev/null --check --max-drift 1e-6", file);
+  const std::string check =
+      fmt::format("world {} -q --seconds 10 --hz 120 -o /dev/null --check --max-drift 1e-6", file);
   EXPECT_EQ(runCompare(check, &err), 0) << err;
   EXPECT_EQ(runCompare(check + " --check-solvers bullet-si,propagative", &err), 1);
   EXPECT_NE(err.find("solver=bullet-si"), std::string::npos) << err;
