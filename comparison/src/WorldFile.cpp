@@ -195,6 +195,11 @@ struct ImportState {
   std::vector<char> bytes;
   std::unique_ptr<bParse::btBulletFile> file;
   std::unique_ptr<RecordingImporter> importer;
+  /// Takes the importer's bodies, shapes and constraints out of the world
+  /// and frees them; runs before the World goes (also when loading throws).
+  ~ImportState() {
+    if (importer) importer->deleteAllData();
+  }
 };
 
 namespace {
@@ -287,9 +292,7 @@ LoadedWorld::LoadedWorld(const std::string& path, const std::string& solverName)
   scenes::applySolverInfo(solverName, dynamics.getSolverInfo());
 }
 
-LoadedWorld::~LoadedWorld() {
-  if (m_importer && m_importer->importer) m_importer->importer->deleteAllData();
-}
+LoadedWorld::~LoadedWorld() = default;
 
 #else  // no importer in this build
 

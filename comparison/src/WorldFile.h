@@ -57,7 +57,7 @@ class LoadedWorld {
 
  private:
   std::unique_ptr<scenes::World> m_world;
-  std::unique_ptr<ImportState> m_importer;
+  std::unique_ptr<ImportState> m_importer;  // after m_world: freed first, detaching its bodies
   std::vector<btRigidBody*> m_bodies;
   bool m_doubleFile = false;
   bool m_gravityFromFile = false;
