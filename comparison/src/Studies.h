@@ -6,6 +6,7 @@
 
 #include <LinearMath/btScalar.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,39 @@ struct BounceOptions : CommonOptions {
 };
 /// Runs the bounce study.
 [[nodiscard]] StudyOutput runBounce(const BounceOptions& options);
+
+/// World replay: a user's `.bullet` file stepped under each solver, with the
+/// energy (kinetic + gravitational potential of the dynamic bodies) per step.
+struct WorldOptions {
+  std::string file;                        ///< the .bullet file.
+  std::vector<std::string> solvers{"bullet-si", "propagative"}; ///< solvers to run, each on its own copy.
+  double seconds = 10;                     ///< simulated time.
+  double hz = 60;                          ///< stepSimulation calls per second (fixed step 1/hz).
+  int maxSubSteps = 1;                     ///< stepSimulation's maxSubSteps, as the user's world.
+  int every = 1;                           ///< write every this many steps (the drift looks at all).
+  bool check = false;                      ///< regression mode.
+  double maxDrift = 1e-6;                  ///< check: worst |E − E0| / |E0|.
+  std::vector<std::string> checkSolvers{"propagative"}; ///< solvers --check checks.
+  bool quiet = false;                      ///< no summary on stderr.
+};
+/// Runs the replay. Throws BadWorldFile (WorldFile.h) for a file it cannot replay.
+[[nodiscard]] StudyOutput runWorld(const WorldOptions& options);
+
+/// Scene export: one scene of the shared library written as a `.bullet` file.
+struct ExportOptions {
+  std::string scene;                       ///< exportSceneNames() entry.
+  std::string output;                      ///< the .bullet file to write.
+  int count = 0;                           ///< bodies (0: the scene's default).
+  double cor = -1;                         ///< combined COR (< 0: the scene's default).
+  double speed = -1;                       ///< impact / initial speed (m/s; < 0: the scene's default).
+  double hz = 60;                          ///< step rate the scene is placed for (cradle, chain, billiards).
+  double phase = 0.5;                      ///< first-contact depth fraction (cradle, chain, billiards).
+  std::uint32_t seed = 1;                  ///< pile and gas seed.
+};
+/// The scenes export accepts.
+[[nodiscard]] const std::vector<std::string>& exportSceneNames();
+/// Builds the scene and writes it; returns a one-line description.
+std::string exportScene(const ExportOptions& options);
 
 /// Writes report.md and the aggregated CSVs the plots read into \p dir from
 /// the study CSVs found there; returns the summary table as Markdown.

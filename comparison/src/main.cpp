@@ -1,5 +1,5 @@
 // propimpact-compare: the comparison harness (studies cradle, billiards,
-// bounce; merge; report). Progress and diagnostics go to stderr, CSV to
+// bounce; merge; report; world replay and scene export). Progress and diagnostics go to stderr, CSV to
 // --output or stdout.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -11,6 +11,8 @@
 #include <propimpact/scenes/Solvers.h>
 
 #include "Studies.h"
+#include "WorldFile.h"
+#include "WorldPlot.h"
 
 namespace {
 
@@ -50,6 +52,71 @@ int finish(const StudyOutput& out, const CommonOptions& options, const CommonFla
   }
   fmt::print(stderr, "check passed: {} row(s)\n", out.checkedRows);
   return 0;
+}
+
+int finishWorld(const StudyOutput& out, const WorldOptions& options, const std::string& output) {
+  writeCsv(out.table, output);
+  if (!options.check) return 0;
+  for (const auto& failure : out.failures) fmt::print(stderr, "FAIL {}\n", failure);
+  if (!out.failures.empty()) {
+    fmt::print(stderr, "check failed: {} of {} checked solver(s) drift more than {:.3g}\n", out.failures.size(),
+               out.checkedRows, options.maxDrift);
+    return 1;
+  }
+  fmt::print(stderr, "check passed: {} solver(s) within a relative drift of {:.3g}\n", out.checkedRows,
+             options.maxDrift);
+  return 0;
+}
+
+/// Output flags of `world`.
+struct WorldFlags {
+  std::string output = "-";  ///< CSV ("-" = stdout).
+  std::string plot;          ///< PNG, empty: no plot.
+};
+
+CLI::App* addWorldCommand(CLI::App& app, WorldOptions& world, WorldFlags& flags) {
+  CLI::App* worldCmd = app.add_subcommand("world", "replay a .bullet file under each solver: energy per step, drift summary");
+  worldCmd->add_option("file", world.file, ".bullet file (Bullet's btDefaultSerializer, PyBullet's saveBullet)")->required();
+  worldCmd->add_option("-o,--output", flags.output, "CSV file to write ('-' = stdout)")->capture_default_str();
+  worldCmd->add_option("--solvers", world.solvers, "solvers to run, each on its own copy of the world")
+      ->delimiter(',')
+      ->check(CLI::IsMember(propimpact::scenes::solverNames()))
+      ->capture_default_str();
+  worldCmd->add_option("--seconds", world.seconds, "simulated time (s)")->capture_default_str();
+  worldCmd->add_option("--hz", world.hz, "stepSimulation calls per second, fixed step 1/hz")->capture_default_str();
+  worldCmd->add_option("--max-substeps", world.maxSubSteps, "stepSimulation's maxSubSteps")->capture_default_str();
+  worldCmd->add_option("--every", world.every, "write a CSV row every this many steps")->capture_default_str();
+  worldCmd->add_flag("--check", world.check, "exit 1 naming every checked solver whose drift exceeds --max-drift");
+  worldCmd->add_option("--max-drift", world.maxDrift, "--check: worst |E - E0| / |E0|")->capture_default_str();
+  worldCmd->add_option("--check-solvers", world.checkSolvers, "solvers --check checks")->delimiter(',')->capture_default_str();
+  worldCmd->add_option("--plot", flags.plot, "also write an energy plot (PNG, gnuplot) to this file");
+  worldCmd->add_flag("-q,--quiet", world.quiet, "no summary on stderr");
+  return worldCmd;
+}
+
+CLI::App* addExportCommand(CLI::App& app, ExportOptions& exported) {
+  CLI::App* exportCmd = app.add_subcommand("export", "write a scene of the shared library as a .bullet file (with velocities)");
+  exportCmd->add_option("scene", exported.scene, "scene")->required()->check(CLI::IsMember(exportSceneNames()));
+  exportCmd->add_option("-o,--output", exported.output, ".bullet file to write")->required();
+  exportCmd->add_option("--count", exported.count, "bodies (default: the scene's)");
+  exportCmd->add_option("--cor", exported.cor, "combined coefficient of restitution (default: the scene's)");
+  exportCmd->add_option("--speed", exported.speed, "impact / initial speed in m/s (default: the scene's)");
+  exportCmd->add_option("--hz", exported.hz, "step rate the scene is placed for (cradle, chain, billiards)")->capture_default_str();
+  exportCmd->add_option("--phase", exported.phase, "first-contact depth fraction (cradle, chain, billiards)")->capture_default_str();
+  exportCmd->add_option("--seed", exported.seed, "pile and gas seed")->capture_default_str();
+  return exportCmd;
+}
+
+int runWorldCommand(const WorldOptions& world, const WorldFlags& flags) {
+  if (!haveWorldImporter()) {
+    fmt::print(stderr, "propimpact-compare: world: this build has no Bullet importer (libbullet-extras-dev for "
+                       "{}-precision Bullet); install it and reconfigure\n",
+               sizeof(btScalar) == 8 ? "double" : "single");
+    return 2;
+  }
+  const StudyOutput out = runWorld(world);
+  if (!flags.plot.empty()) plotWorld(out.table, flags.plot, world.file);
+  return finishWorld(out, world, flags.output);
 }
 
 void applyCommon(CommonOptions& options, const CommonFlags& flags) {
@@ -110,6 +177,12 @@ int main(int argc, char** argv) {
   bounceCmd->add_option("--check-bounces", bounce.checkBounces, "--check: first bounces checked")->capture_default_str();
   bounceCmd->add_option("--apex-tol", bounce.apexTolerance, "--check: max |apex / (h cor^2k) - 1|")->capture_default_str();
 
+  WorldOptions world;
+  WorldFlags worldFlags;
+  CLI::App* worldCmd = addWorldCommand(app, world, worldFlags);
+  ExportOptions exported;
+  CLI::App* exportCmd = addExportCommand(app, exported);
+
   std::vector<std::string> mergeInputs;
   std::string mergeOutput = "-";
   CLI::App* mergeCmd = app.add_subcommand("merge", "join shard CSVs of one study (sorted by cell)");
@@ -134,6 +207,12 @@ int main(int argc, char** argv) {
     if (*bounceCmd) {
       applyCommon(bounce, bounceFlags);
       return finish(runBounce(bounce), bounce, bounceFlags);
+    }
+    if (*worldCmd) return runWorldCommand(world, worldFlags);
+    if (*exportCmd) {
+      const std::string what = exportScene(exported);
+      fmt::print(stderr, "wrote {}: {}\n", exported.output, what);
+      return 0;
     }
     if (*mergeCmd) {
       std::vector<Table> tables;

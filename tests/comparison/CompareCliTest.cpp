@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 #include <LinearMath/btScalar.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "CliSupport.h"
 #include "Csv.h"
 
 namespace propimpact::compare {
@@ -23,28 +23,9 @@ const std::string kSmallCradle = "cradle -q --v0-count 3 --hz 60,600 --cor 1,0 -
 /// Velocity agreement that means "this is the propagative outcome" for the skip test.
 constexpr double kPropagativeVelocityTolerance = 1e-6;
 
-std::string tempPath(const std::string& name) { return ::testing::TempDir() + "propimpact_compare_" + name; }
-
-/// Runs propimpact-compare with \p arguments; returns the exit status, stderr in \p err.
-int runCompare(const std::string& arguments, std::string* err = nullptr) {
-  const std::string errPath = tempPath("stderr.txt");
-  const std::string command = fmt::format("{} {} 2> {}", PROPIMPACT_COMPARE_EXE, arguments, errPath);
-  const int status = std::system(command.c_str());
-  if (err) {
-    std::ifstream file(errPath);
-    std::stringstream text;
-    text << file.rdbuf();
-    *err = text.str();
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+using cli::runCompare;
+using cli::slurp;
+using cli::tempPath;
 
 TEST(CompareCli, CradleCsvHasTheRequiredColumns) {
   const std::string out = tempPath("columns.csv");
