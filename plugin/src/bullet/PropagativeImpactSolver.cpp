@@ -39,6 +39,7 @@ struct PropagativeImpactSolver::Impl {
   ImpactResolver resolver;
   ResolveOptions options;
   int substep = 0;
+  std::vector<std::pair<const void*, const void*>> warnedPairs;  // sorted: pairs already warned about restitution
 
   // Results kept per cluster shape (dofs, contacts): ImpactResult's Eigen
   // vectors have no spare capacity and reallocate whenever the size changes,
@@ -92,6 +93,8 @@ void PropagativeImpactSolver::prepareSolve(int numBodies, int numManifolds) {
     m_report.restingContacts = 0;
     m_report.capHits = 0;
     m_report.droppedClusters = 0;
+    m_report.restitutionClamped = 0;
+    m_report.restitutionWarnings.clear();
     m_reportConsumed = false;
   }
   m_impl->substep = m_report.substeps;
@@ -168,7 +171,27 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
     report->contacts.reserve(static_cast<std::size_t>(im.problem.contactCount()));
   }
   if (r.capHit) ++m_report.capHits;
+  noteClampedRestitution();
   bullet_detail::writeBack(im.problem, r, im.cluster.blockBody(), im.island, im.history, resting, report);
+}
+
+// Bullet's combined restitution is a product and may exceed 1 (pinball
+// bumpers); the core's coefficient is in [0, 1] (SPEC §5), so it was clamped
+// in ClusterProblem. Say so: a counter, and one warning per body pair.
+void PropagativeImpactSolver::noteClampedRestitution() {
+  Impl& im = *m_impl;
+  for (const IslandContact& c : im.island.contacts) {
+    if (c.contact < 0) continue;
+    const btScalar combined = c.point->m_combinedRestitution;
+    if (combined >= 0 && combined <= 1) continue;
+    ++m_report.restitutionClamped;
+    const auto pair = c.objectA < c.objectB ? std::make_pair<const void*, const void*>(c.objectA, c.objectB)
+                                            : std::make_pair<const void*, const void*>(c.objectB, c.objectA);
+    const auto at = std::lower_bound(im.warnedPairs.begin(), im.warnedPairs.end(), pair);
+    if (at != im.warnedPairs.end() && *at == pair) continue;
+    im.warnedPairs.insert(at, pair);
+    m_report.restitutionWarnings.push_back(RestitutionWarning{c.objectA, c.objectB, double(combined)});
+  }
 }
 
 }  // namespace propimpact

@@ -74,6 +74,7 @@ class PropagativeImpactSolver : public btSequentialImpulseConstraintSolver {
   explicit PropagativeImpactSolver(std::size_t callerScalarSize);
   void resolveComponent(int root, btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
                         bullet_detail::RestingPass& resting);
+  void noteClampedRestitution();
 
   struct Impl;
   std::unique_ptr<Impl> m_impl;

@@ -31,6 +31,11 @@ struct fmt::formatter<propimpact::StepReport> {
     auto out = fmt::format_to(ctx.out(), "step({} substeps, {} impact clusters, {} resting contacts, {} cap hits",
                               r.substeps, r.clusters.size(), r.restingContacts, r.capHits);
     if (r.droppedClusters > 0) out = fmt::format_to(out, ", {} clusters dropped (report not read)", r.droppedClusters);
+    if (r.restitutionClamped > 0)
+      out = fmt::format_to(out, ", {} contacts with restitution outside [0, 1] clamped", r.restitutionClamped);
+    for (const auto& w : r.restitutionWarnings)
+      out = fmt::format_to(out, ", restitution {:.3g} of pair {} / {} clamped to [0, 1]", w.combined,
+                           static_cast<const void*>(w.bodyA), static_cast<const void*>(w.bodyB));
     for (const auto& rejected : r.rejected)
       out = fmt::format_to(out, ", rejected body {}: {}", static_cast<const void*>(rejected.body), rejected.reason);
     for (const auto& cluster : r.clusters) out = fmt::format_to(out, "; {}", cluster);

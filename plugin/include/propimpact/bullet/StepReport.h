@@ -51,6 +51,13 @@ struct RejectedBody {
   std::string reason;                       ///< e.g. "non-finite velocity".
 };
 
+/// A contact pair whose combined restitution was outside [0, 1] and was clamped.
+struct RestitutionWarning {
+  const btCollisionObject* bodyA = nullptr;  ///< manifold body 0.
+  const btCollisionObject* bodyB = nullptr;  ///< manifold body 1.
+  double combined = 0;                       ///< m_combinedRestitution as Bullet gave it (e.g. 1.5 × 1.5 = 2.25).
+};
+
 /// Everything since the report was last read (see PropagativeImpactSolver::lastStepReport).
 struct StepReport {
   int substeps = 0;                         ///< solver passes covered.
@@ -59,6 +66,12 @@ struct StepReport {
   std::int64_t restingContacts = 0;         ///< contacts handed to the sequential-impulse pass.
   std::int64_t capHits = 0;                 ///< clusters whose propagation hit the cap.
   std::int64_t droppedClusters = 0;         ///< clusters not kept: the report reached SolverSettings::reportClusterCap unread.
+  /// Impact contacts whose m_combinedRestitution was outside [0, 1] (Bullet
+  /// multiplies the bodies' coefficients, so 1.5 × 1.5 = 2.25): clamped to
+  /// [0, 1], never super-elastic. Counted per contact and impact.
+  std::int64_t restitutionClamped = 0;
+  /// The first clamped contact of each body pair, once per pair for the solver's lifetime.
+  std::vector<RestitutionWarning> restitutionWarnings;
 };
 
 }  // namespace propimpact
