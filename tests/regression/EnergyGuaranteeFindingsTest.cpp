@@ -38,5 +38,8 @@ TEST(FuzzFindings, EnergyGain16Dof48ContactsIsNotGained) { expectNoEnergyGained(
 
 TEST(FuzzFindings, EnergyGain16Dof48ContactsBIsNotGained) { expectNoEnergyGained("energy-gain-16dof-48contacts-b"); }
 
+// A third input of the family, found by a seeded run of the faster fuzz build.
+TEST(FuzzFindings, EnergyGain16Dof48ContactsCIsNotGained) { expectNoEnergyGained("energy-gain-16dof-48contacts-c"); }
+
 }  // namespace
 }  // namespace propimpact
