@@ -41,7 +41,7 @@ struct WalkerOptions : RobotStudyOptions {
   double thetaMin = 10, thetaMax = 60, thetaStep = 1;  ///< inter-leg angle θ (degrees).
   std::vector<double> rhos{0, 0.25, 0.5};              ///< foot radius / leg length.
   std::vector<double> mus{0.1, 1, 10};                 ///< torso mass / (2 · leg mass).
-  std::vector<double> q5s{-20, -10, 0, 10, 20};        ///< torso angle (degrees, forward positive).
+  std::vector<double> q5s{-20, -15, -10, -5, 0, 5, 10, 15, 20};  ///< torso angle (degrees, forward positive).
   double paperLiftoff = 43;                            ///< Sec. 4.1: lift-off stops near θ = 43° (ρ = 0).
   double liftoffTolerance = 2;                         ///< check: |threshold − 43°| (degrees).
 };
