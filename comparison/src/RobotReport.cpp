@@ -169,6 +169,8 @@ std::string designSection(const Table& t, std::string& claims) {
                       t.number(i, "ll_cm"), t.number(i, "theta"), t.number(i, "phiR"), t.number(i, "gammaR"),
                       t.number(i, "phiT"), t.number(i, "clearance_cm"));
   }
+  md += "\nξ = 0 means that every enumerated order gave the same outcome to the last bit (drawn at 1e-17 in the "
+        "figure). The optimised design keeps both contacts on the floor and everything else above it (clearance).\n";
   md += "\nThe seed's Table I (initial → optimised): r1 7 → 6.69 cm, r2 4 → 4.22 cm, lu 8 → 7.81 cm, ll 10 → 9.86 cm, "
         "⟨u, v⟩_g 1.65e-3 → −2.28e-7; Fig. 8: the optimised gait's indeterminacy is \"more than five orders of "
         "magnitude smaller\". Its printed configurations do not put both contacts on the floor, and no reading of the "
