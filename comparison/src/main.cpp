@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
 
   std::string reportDir = "out", reportCommit = "unknown";
   CLI::App* reportCmd = app.add_subcommand("report", "write report.md and plot data from the study CSVs in a directory");
-  reportCmd->add_option("--dir", reportDir, "directory holding cradle.csv, billiards.csv, bounce.csv")->capture_default_str();
+  reportCmd->add_option("--dir", reportDir, "directory holding the study CSVs (cradle, billiards, bounce, pantograph, walker, design)")->capture_default_str();
   reportCmd->add_option("--commit", reportCommit, "source revision the CSVs came from")->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);

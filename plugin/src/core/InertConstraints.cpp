@@ -65,9 +65,9 @@ void requireIndependentRows(const MatrixX& B, Scalar tolerance) {
   const Eigen::JacobiSVD<MatrixX> svd(B);
   const VectorX& sigma = svd.singularValues();
   if (!(sigma[m - 1] > tolerance * sigma[0]))
-    throw DependentConstraintRows("inert constraints: the rows of A are dependent in the kinetic metric "
-                                  "(singular values of L^-1 A^T from " + std::to_string(sigma[0]) + " down to " +
-                                  std::to_string(sigma[m - 1]) + ")");
+    throw DependentConstraintRows("inert constraints: the " + std::to_string(m) +
+                                  " rows of A are dependent in the kinetic metric (the smallest singular value of "
+                                  "L^-1 A^T is below rankTolerance times the largest)");
 }
 
 }  // namespace
