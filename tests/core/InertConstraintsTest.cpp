@@ -214,7 +214,7 @@ TEST(InertConstraints, DependentRowsAreRefused) {
   try {
     (void)resolveInert(M, v, twice);
   } catch (const InputError& error) {
-    EXPECT_EQ(error.code(), ErrorCode::ZeroNormRow);
+    EXPECT_EQ(error.code(), ErrorCode::DependentRows);
   }
 }
 

@@ -63,12 +63,11 @@ struct InertOptions {
 
 /// Thrown by resolveInert when the rows of A are linearly dependent in the
 /// kinetic metric (G singular): eq. 16 then has no unique impulse. code() is
-/// ErrorCode::ZeroNormRow: a dependent row is one whose part orthogonal to the
-/// other rows has zero norm (the all-zero row is the simplest case).
+/// ErrorCode::DependentRows.
 class DependentConstraintRows : public InputError {
  public:
   /// \param detail which rows and the singular values found.
-  explicit DependentConstraintRows(const std::string& detail) : InputError(ErrorCode::ZeroNormRow, detail) {}
+  explicit DependentConstraintRows(const std::string& detail) : InputError(ErrorCode::DependentRows, detail) {}
 };
 
 /// Resolves the plastic impact of generalized velocity \p v (n) with
