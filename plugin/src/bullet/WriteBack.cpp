@@ -49,7 +49,7 @@ ContactReport contactReport(const IslandContact& c, const ImpactResult& r, Scala
 }  // namespace
 
 void writeBack(const ImpactProblem& problem, const ImpactResult& r, const std::vector<int>& blockBody, Island& island,
-               ContactHistory& history, RestingPass& resting, ClusterReport* report) {
+               ContactHistory& history, RestingPass& resting, ClusterReport* report, const ClusterFriction* friction) {
   writeVelocities(problem, r, blockBody, island, report);
   for (IslandContact& c : island.contacts) {
     if (c.contact < 0) continue;
@@ -68,7 +68,15 @@ void writeBack(const ImpactProblem& problem, const ImpactResult& r, const std::v
     // of overlap) still overlaps next step, where Bullet's pass would push it
     // out at erp·depth/dt and add energy.
     history.addImpactedPair(c.objectA, c.objectB);
-    if (report) report->contacts.push_back(contactReport(c, r, problem.contact(c.contact).restitution, separation));
+    if (!report) continue;
+    report->contacts.push_back(contactReport(c, r, problem.contact(c.contact).restitution, separation));
+    if (friction) {
+      ContactReport& cr = report->contacts.back();
+      cr.friction = friction->coefficient(c.contact);
+      const Vector3 t = friction->tangentialImpulse(c.contact);
+      for (int k = 0; k < 3; ++k) cr.tangentialImpulse[k] = t[k];
+      cr.frictionState = friction->state(c.contact);
+    }
   }
 }
 

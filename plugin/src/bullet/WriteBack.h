@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "ClusterFriction.h"
 #include "ContactHistory.h"
 #include "Island.h"
 #include "RestingPass.h"
@@ -20,9 +21,11 @@
 
 namespace propimpact::bullet_detail {
 
-/// Writes one cluster's outcome; \p report may be null (not kept).
+/// Writes one cluster's outcome; \p report may be null (not kept), \p friction
+/// null when impact friction is off.
 void writeBack(const ImpactProblem& problem, const ImpactResult& result, const std::vector<int>& blockBody, Island& island,
-               ContactHistory& history, RestingPass& resting, ClusterReport* report);
+               ContactHistory& history, RestingPass& resting, ClusterReport* report,
+               const ClusterFriction* friction = nullptr);
 
 /// Speculative points an impact now drives together must not be stopped
 /// plastically at the surface by Bullet's pass: hidden, so the bodies arrive
