@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <Eigen/Geometry>
 
@@ -33,6 +34,8 @@ long long firstReflectionOf(const Report& report) {
   else
     return -1;
 }
+
+bool isDynamic(const btCollisionObject* object) { return object && !object->isStaticOrKinematicObject(); }
 
 Vector3f toVector(const double (&v)[3]) { return Vector3f(float(v[0]), float(v[1]), float(v[2])); }
 Vector3f toVector(const btVector3& v) { return Vector3f(float(v.x()), float(v.y()), float(v.z())); }
@@ -72,6 +75,7 @@ void stockMarks(scenes::World& world, std::vector<ContactMark>& out) {
       ContactMark mark;
       mark.point = toVector(point.getPositionWorldOnB());
       mark.normal = toVector(point.m_normalWorldOnB);
+      mark.towardsDynamic = isDynamic(manifold->getBody0()) ? 1.0f : -1.0f;
       mark.impulse = float(point.getAppliedImpulse());
       out.push_back(mark);
     }
@@ -98,6 +102,7 @@ void ImpactOverlay::capture(ScenePair& pair) {
       ContactMark mark;
       mark.point = toVector(c.point);
       mark.normal = toVector(c.normal);
+      mark.towardsDynamic = isDynamic(c.bodyA) ? 1.0f : -1.0f;
       mark.impulse = float(c.impulse);
       mark.seed = c.seed;
       right.push_back(mark);
@@ -122,13 +127,14 @@ void ImpactOverlay::lines(Side side, float arrowLength, std::vector<LineVertex>&
       addLine(out, mark.point - tick * Vector3f::Unit(axis), mark.point + tick * Vector3f::Unit(axis), kPoint);
     addLine(out, mark.point, mark.point + 0.3f * arrowLength * mark.normal, kNormal);
     if (m_snapshot.largestImpulse <= 0 || mark.impulse <= 0) continue;
-    // The impulse on body A, along the normal; its length is proportional to the magnitude.
-    const Vector3f tip = mark.point + arrowLength * (mark.impulse / m_snapshot.largestImpulse) * mark.normal;
+    // The impulse on the contact's dynamic body (A when it is), its length proportional to the magnitude.
+    const Vector3f direction = mark.towardsDynamic * mark.normal;
+    const Vector3f tip = mark.point + arrowLength * (mark.impulse / m_snapshot.largestImpulse) * direction;
     addLine(out, mark.point, tip, kArrow);
-    const Vector3f side1 = mark.normal.unitOrthogonal(), side2 = mark.normal.cross(side1);
+    const Vector3f side1 = direction.unitOrthogonal(), side2 = direction.cross(side1);
     const float head = 0.25f * (tip - mark.point).norm();
     for (const Vector3f& across : {Vector3f(side1), Vector3f(-side1), Vector3f(side2), Vector3f(-side2)})
-      addLine(out, tip, tip - head * mark.normal + 0.5f * head * across, kArrow);
+      addLine(out, tip, tip - head * direction + 0.5f * head * across, kArrow);
   }
 }
 

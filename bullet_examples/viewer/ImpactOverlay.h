@@ -25,6 +25,7 @@ namespace propimpact::viewer {
 struct ContactMark {
   Eigen::Vector3f point = Eigen::Vector3f::Zero();   ///< on body B (world).
   Eigen::Vector3f normal = Eigen::Vector3f::Zero();  ///< from B to A.
+  float towardsDynamic = 1;                          ///< +1: the impulse is drawn on A; −1: on B (A is static).
   float impulse = 0;                                 ///< along the normal (N·s).
   int order = 0;                                     ///< 1-based rank of its first reflection; 0: not known.
   bool seed = false;                                 ///< an impact by itself (propagative only).

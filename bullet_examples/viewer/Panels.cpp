@@ -127,15 +127,19 @@ void drawImpact(const PanelRect& rect, const ImpactSnapshot& impact) {
       ImGui::TextUnformatted("no impact yet");
     } else {
       ImGui::Text("t %.4f s (substep %ld): %zu cluster(s)", impact.time, impact.step, impact.clusters.size());
-      if (!impact.orderReported)
-        ImGui::TextDisabled("reflection order: not in this plugin's StepReport");
+      if (!impact.orderReported) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("(reflection order numbers: not in this plugin's StepReport)");
+        ImGui::PopStyleColor();
+      }
       for (std::size_t i = 0; i < impact.clusters.size() && i < 8; ++i) {
         const ClusterSummary& c = impact.clusters[i];
         const std::string xi = c.xiComputed ? fmt::format("{:.3g} ({})", c.xi, c.xiOrders) : std::string("-");
-        ImGui::Text("#%zu: %zu contacts, %lld reflections, R %.2f", i + 1, c.contacts, static_cast<long long>(c.reflections),
-                    c.restitution);
-        ImGui::Text("    xi %s, certificate %s", xi.c_str(), c.certificate.c_str());
-        ImGui::Text("    E %.6g -> %.6g J%s", c.energyBefore, c.energyAfter, c.capHit ? " CAP HIT" : "");
+        const std::string line = fmt::format(
+            "#{}: {} contacts, {} reflections, R {:.2f}; xi {}; certificate: {}; E {:.6g} -> {:.6g} J{}", i + 1,
+            c.contacts, c.reflections, c.restitution, xi, c.certificate, c.energyBefore, c.energyAfter,
+            c.capHit ? fmt::format("; CAP HIT, fallback {}", c.fallback) : std::string());
+        ImGui::TextWrapped("%s", line.c_str());
       }
       if (impact.clusters.size() > 8) ImGui::Text("... %zu more", impact.clusters.size() - 8);
     }

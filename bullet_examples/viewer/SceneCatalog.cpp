@@ -19,7 +19,7 @@ constexpr OrderingPolicy kPolicies[] = {OrderingPolicy::MostApproaching, Orderin
 
 int approachSteps(double dt) { return std::max(1, int(std::lround(kApproachSeconds / dt))); }
 
-double buildLines(const std::string& name, scenes::World& world, double dt) {
+BuiltScene buildLines(const std::string& name, scenes::World& world, double dt) {
   if (name == "cradle") {
     scenes::CradleLine s;
     s.count = 5;
@@ -27,48 +27,49 @@ double buildLines(const std::string& name, scenes::World& world, double dt) {
     s.dt = dt;
     s.preSteps = approachSteps(dt);
     (void)scenes::build(world, s);
-    return s.cor;
+    return {s.cor};
   }
   if (name == "chain") {
     scenes::Chain s;
     s.dt = dt;
     (void)scenes::build(world, s);
-    return s.cor;
+    return {s.cor};
   }
   scenes::BilliardsBreak s;
   s.dt = dt;
   s.preSteps = approachSteps(dt);
   (void)scenes::build(world, s);
-  return s.cor;
+  return {s.cor};
 }
 
-double buildOthers(const std::string& name, scenes::World& world) {
+BuiltScene buildOthers(const std::string& name, scenes::World& world) {
   if (name == "hanging-cradle") {
     scenes::HangingCradle s;
     (void)scenes::build(world, s);
-    return s.cor;
+    return {s.cor};
   }
   if (name == "bounce") {
     scenes::BouncingBall s;
     s.height = 3;
     (void)scenes::build(world, s);
-    return s.cor;
+    // The ball alone at the start would fill the view and then fall out of it: frame the drop.
+    return {s.cor, true, btVector3(-2, 0, -1), btVector3(2, btScalar(s.height + 2 * s.radius), 1)};
   }
   if (name == "pile") {
     scenes::Pile s;
     (void)scenes::build(world, s);
-    return s.cor;
+    return {s.cor};
   }
   if (name == "box-stack") {
     scenes::BoxStack s;
     (void)scenes::build(world, s);
-    return s.cor;
+    return {s.cor};
   }
   scenes::Gas s;
   s.count = 27;
   s.radius = 0.4;
   (void)scenes::build(world, s);
-  return s.cor;
+  return {s.cor};
 }
 
 }  // namespace
@@ -87,7 +88,7 @@ const std::vector<SceneInfo>& sceneCatalog() {
   return catalog;
 }
 
-double buildScene(const std::string& name, scenes::World& world, double dt) {
+BuiltScene buildScene(const std::string& name, scenes::World& world, double dt) {
   if (name == "cradle" || name == "chain" || name == "billiards") return buildLines(name, world, dt);
   if (name == "hanging-cradle" || name == "bounce" || name == "pile" || name == "box-stack" || name == "gas")
     return buildOthers(name, world);

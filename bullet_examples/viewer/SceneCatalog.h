@@ -21,10 +21,17 @@ struct SceneInfo {
 /// Every scene, in menu order.
 [[nodiscard]] const std::vector<SceneInfo>& sceneCatalog();
 
+/// What buildScene() made.
+struct BuiltScene {
+  double cor = 1;            ///< the scene's combined restitution.
+  bool framed = false;       ///< the scene asks for the camera to frame [lo, hi] (its bodies alone would mislead).
+  btVector3 lo{0, 0, 0}, hi{0, 0, 0};
+};
+
 /// Builds scene \p name into \p world for substeps of \p dt seconds (scenes
-/// placed for their first contact put it about half a second in). Returns
-/// the scene's combined restitution. Throws std::invalid_argument for an unknown name.
-double buildScene(const std::string& name, scenes::World& world, double dt);
+/// placed for their first contact put it about half a second in). Throws
+/// std::invalid_argument for an unknown name.
+BuiltScene buildScene(const std::string& name, scenes::World& world, double dt);
 
 /// The ordering policies by name ("most-approaching", ...), in enum order.
 [[nodiscard]] const std::vector<std::string>& orderingNames();

@@ -57,10 +57,10 @@ void ScenePair::build(Side side) {
   auto holder = std::make_unique<Holder>();
   if (m_config.worldFile.empty()) {
     holder->own = std::make_unique<scenes::World>(solver);
-    m_builtCor = buildScene(m_config.scene, *holder->own, 1.0 / m_config.hz);
+    m_built = buildScene(m_config.scene, *holder->own, 1.0 / m_config.hz);
   } else {
     holder->loaded = std::make_unique<scenes::LoadedWorld>(m_config.worldFile, solver);
-    m_builtCor = -1;
+    m_built = BuiltScene{-1};
   }
   m_worlds[index(side)] = std::move(holder);
 }

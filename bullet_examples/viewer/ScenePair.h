@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "SceneCatalog.h"
+
 namespace propimpact::viewer {
 
 /// Which world: stock on the left, propagative on the right.
@@ -72,7 +74,9 @@ class ScenePair {
   [[nodiscard]] double time() const { return m_time; }
   [[nodiscard]] long steps() const { return m_steps; }
   /// The scene's own combined restitution (−1 for a file: per body).
-  [[nodiscard]] double builtCor() const { return m_builtCor; }
+  [[nodiscard]] double builtCor() const { return m_built.cor; }
+  /// What the scene catalog said about the scene (framed box); default for a file.
+  [[nodiscard]] const BuiltScene& built() const { return m_built; }
   /// Incremented by every reset: caches keyed by shape address must be dropped.
   [[nodiscard]] int generation() const { return m_generation; }
 
@@ -88,7 +92,7 @@ class ScenePair {
   StepReport m_report;
   double m_time = 0;
   long m_steps = 0;
-  double m_builtCor = -1;
+  BuiltScene m_built;
   int m_generation = 0;
 };
 

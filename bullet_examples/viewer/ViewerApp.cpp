@@ -21,6 +21,7 @@ using Eigen::Vector3f;
 constexpr double kFrameRate = 60;           // frames per shown second (simulated time per frame = slow / 60)
 constexpr int kMaxSubstepsPerFrame = 64;    // beyond, the simulation falls behind instead of spiralling
 constexpr float kStaticAlpha = 0.35f;       // static bodies are see-through: a closed box shows what is inside
+constexpr double kOverlaySeconds = 0.25;    // an impact's overlay stays this long (simulated) while running
 const Vector3f kLight = Vector3f(0.4f, 1.0f, 0.6f).normalized();
 
 Vector3f toVector(const btVector3& v) { return Vector3f(float(v.x()), float(v.y()), float(v.z())); }
@@ -126,27 +127,54 @@ void ViewerApp::layout() {
   }
 }
 
-void ViewerApp::fitCamera() {
-  Vector3f lo = Vector3f::Constant(1e30f), hi = Vector3f::Constant(-1e30f);
-  const auto include = [&](const btVector3& a, const btVector3& b) {
-    lo = lo.cwiseMin(toVector(a));
-    hi = hi.cwiseMax(toVector(b));
-  };
-  btDiscreteDynamicsWorld& world = m_pair.world(Side::Propagative).dynamics();
+namespace {
+
+/// The box around the dynamic bodies and the strings' anchors, grown by the
+/// static bodies of about the scene's size (the walls of a closed box, so the
+/// camera is outside them) but not by a floor far larger than the scene.
+void sceneBounds(btDiscreteDynamicsWorld& world, Vector3f& lo, Vector3f& hi) {
+  lo = Vector3f::Constant(1e30f);
+  hi = Vector3f::Constant(-1e30f);
   const btCollisionObjectArray& objects = world.getCollisionObjectArray();
+  std::vector<std::pair<Vector3f, Vector3f>> statics;
   for (int i = 0; i < objects.size(); ++i) {
-    if (objects[i]->isStaticOrKinematicObject()) continue;
     btVector3 a, b;
     objects[i]->getCollisionShape()->getAabb(objects[i]->getWorldTransform(), a, b);
-    include(a, b);
+    if (objects[i]->isStaticOrKinematicObject()) {
+      statics.emplace_back(toVector(a), toVector(b));
+      continue;
+    }
+    lo = lo.cwiseMin(toVector(a));
+    hi = hi.cwiseMax(toVector(b));
   }
   std::vector<LineVertex> strings;
   constraintLines(world, strings);
   for (const LineVertex& v : strings) {
-    const btVector3 p(btScalar(v.position[0]), btScalar(v.position[1]), btScalar(v.position[2]));
-    include(p, p);
+    const Vector3f p(v.position[0], v.position[1], v.position[2]);
+    lo = lo.cwiseMin(p);
+    hi = hi.cwiseMax(p);
   }
   if (lo.x() > hi.x()) lo = hi = Vector3f::Zero();
+  constexpr float kStaticSizeFactor = 3;  // a static body at most this many times the scene's size is part of it
+  const float size = std::max((hi - lo).norm(), 1.0f);
+  for (const auto& [a, b] : statics)
+    if ((b - a).norm() <= kStaticSizeFactor * size) {
+      lo = lo.cwiseMin(a);
+      hi = hi.cwiseMax(b);
+    }
+}
+
+}  // namespace
+
+void ViewerApp::fitCamera() {
+  Vector3f lo, hi;
+  const BuiltScene& built = m_pair.built();
+  if (built.framed) {
+    lo = toVector(built.lo);
+    hi = toVector(built.hi);
+  } else {
+    sceneBounds(m_pair.world(Side::Propagative).dynamics(), lo, hi);
+  }
   m_sceneRadius = std::max(0.5f * (hi - lo).norm(), 0.5f);
   m_camera.fit(lo, hi, m_views[0].aspect());
 }
@@ -248,7 +276,7 @@ void ViewerApp::drawWorld(Side side) {
   std::vector<LineVertex> lines;
   constraintLines(world, lines);
   m_renderer.drawLines(lines, m_camera, view, false);
-  const bool recent = m_pair.time() - m_overlay.snapshot().time < 0.5;
+  const bool recent = m_pair.time() - m_overlay.snapshot().time < kOverlaySeconds;
   if (m_ui.showContacts && (m_ui.paused || recent)) {
     lines.clear();
     m_overlay.lines(side, 0.25f * m_sceneRadius, lines);
@@ -268,7 +296,7 @@ void ViewerApp::drawTitles() {
     const Viewport& v = m_views[std::size_t(side)];
     const ImVec2 at(float(v.x) / m_uiScale + 8, float(v.y) / m_uiScale + 6);
     draw.AddText(at, IM_COL32(235, 235, 240, 255), titles[std::size_t(side)].c_str());
-    const bool recent = m_pair.time() - m_overlay.snapshot().time < 0.5;
+    const bool recent = m_pair.time() - m_overlay.snapshot().time < kOverlaySeconds;
     if (m_ui.showContacts && (m_ui.paused || recent)) m_overlay.labels(side, m_camera, v, m_uiScale, draw);
   }
   const std::string clock = fmt::format("t = {:.3f} s", m_pair.time());
