@@ -55,7 +55,7 @@ void Recorder::write(long index, int width, int height, const std::vector<unsign
 }
 
 void writeProbe(const std::string& path, int width, int height, const Viewport (&viewports)[2],
-                const std::vector<ProbePoint>& points) {
+                const std::vector<ProbePoint>& points, std::size_t clusters) {
   auto out = fmt::output_file(path);
   out.print("image {} {}\n", width, height);
   out.print("background {} {} {}\n", std::lround(kBackground[0] * 255), std::lround(kBackground[1] * 255),
@@ -63,7 +63,15 @@ void writeProbe(const std::string& path, int width, int height, const Viewport (
   for (int side = 0; side < 2; ++side)
     out.print("viewport {} {} {} {} {}\n", side, viewports[side].x, viewports[side].y, viewports[side].width,
               viewports[side].height);
-  for (const ProbePoint& p : points) out.print("body {} {} {:.1f} {:.1f} {:.1f}\n", p.side, p.body, p.x, p.y, p.radius);
+  out.print("clusters {}\n", clusters);
+  const auto byte = [](float c) { return std::lround(c * 255); };
+  for (int i = 0; i < kPaletteSize; ++i) {
+    const Eigen::Vector4f c = bodyColor(i);
+    out.print("palette {} {} {}\n", byte(c.x()), byte(c.y()), byte(c.z()));
+  }
+  for (const ProbePoint& p : points)
+    out.print("body {} {} {:.1f} {:.1f} {:.1f} {} {} {}\n", p.side, p.body, p.x, p.y, p.radius, byte(p.color.x()),
+              byte(p.color.y()), byte(p.color.z()));
 }
 
 }  // namespace propimpact::viewer

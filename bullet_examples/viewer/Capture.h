@@ -4,6 +4,8 @@
 /// frame into a directory, and a probe file saying where the projection put
 /// each body, so that a test can check the picture's content.
 
+#include <Eigen/Core>
+
 #include <string>
 #include <vector>
 
@@ -36,13 +38,15 @@ struct ProbePoint {
   int body = 0;          ///< index among the world's dynamic bodies.
   float x = 0, y = 0;    ///< pixel, top-left origin.
   float radius = 0;      ///< projected radius of its bounding sphere (pixels).
+  Eigen::Vector3f color = Eigen::Vector3f::Zero();  ///< its unlit colour (0..1).
 };
 
 /// Writes the probe file: image size, background colour, the two viewports
 /// and the bodies whose centre is inside their viewport. Line formats:
 /// `image W H`, `background R G B` (0..255), `viewport SIDE X Y W H`,
-/// `body SIDE INDEX X Y RADIUS`.
+/// `body SIDE INDEX X Y RADIUS R G B`, `palette R G B` (every body colour),
+/// `clusters N` (impact clusters of the impact shown, 0 if none).
 void writeProbe(const std::string& path, int width, int height, const Viewport (&viewports)[2],
-                const std::vector<ProbePoint>& points);
+                const std::vector<ProbePoint>& points, std::size_t clusters);
 
 }  // namespace propimpact::viewer

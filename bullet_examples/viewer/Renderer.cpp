@@ -8,6 +8,14 @@
 
 namespace propimpact::viewer {
 
+Eigen::Vector4f bodyColor(int dynamicIndex) {
+  static const float palette[kPaletteSize][3] = {{0.90f, 0.36f, 0.30f}, {0.30f, 0.62f, 0.92f}, {0.40f, 0.80f, 0.42f},
+                                                 {0.95f, 0.75f, 0.25f}, {0.70f, 0.45f, 0.90f}, {0.30f, 0.82f, 0.80f},
+                                                 {0.92f, 0.55f, 0.75f}, {0.75f, 0.50f, 0.30f}};
+  const float* c = palette[dynamicIndex % kPaletteSize];
+  return {c[0], c[1], c[2], 1};
+}
+
 Renderer::Renderer() : m_lit(makeLitProgram()), m_lines(makeLineProgram()) {
   glGenFramebuffers(1, &m_framebuffer);
   glGenRenderbuffers(1, &m_color);
@@ -77,24 +85,21 @@ void Renderer::drawItems(const std::vector<DrawItem>& items, const Camera& camer
   m_lit.use();
   m_lit.set("viewProjection", Eigen::Matrix4f(camera.projection(viewport.aspect()) * camera.view()));
   m_lit.set("lightDirection", lightDirection);
-  glDisable(GL_BLEND);
-  for (const DrawItem& item : items)
-    if (item.color.w() >= 1) {
-      m_lit.set("model", item.model);
-      m_lit.set("color", item.color);
-      item.mesh->draw();
-    }
-  // Translucent (static) bodies last, without depth writes, so that what is inside a closed box shows.
+  const auto pass = [&](bool translucent) {
+    for (const DrawItem& item : items)
+      if ((item.color.w() < 1) == translucent) {
+        m_lit.set("model", item.model);
+        m_lit.set("color", item.color);
+        item.mesh->draw();
+      }
+  };
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   glDepthMask(GL_FALSE);
-  for (const DrawItem& item : items)
-    if (item.color.w() < 1) {
-      m_lit.set("model", item.model);
-      m_lit.set("color", item.color);
-      item.mesh->draw();
-    }
+  pass(true);
   glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+  pass(false);
   glBindVertexArray(0);
 }
 

@@ -23,6 +23,13 @@ struct LineVertex {
 /// The 3-D views' background (linear RGB, 0..1); tests compare pixels with it.
 constexpr float kBackground[3] = {0.13f, 0.15f, 0.19f};
 
+/// Colour of the dynamic body with index \p dynamicIndex (creation order among
+/// dynamic bodies): the same body has the same colour in both worlds, and no
+/// colour is grey, so a test can tell a body from a wall or the background.
+[[nodiscard]] Eigen::Vector4f bodyColor(int dynamicIndex);
+/// Number of distinct body colours.
+constexpr int kPaletteSize = 8;
+
 /// Owns the GL programs and the offscreen framebuffer. Needs a current GL context.
 class Renderer {
  public:
@@ -35,7 +42,9 @@ class Renderer {
   void begin(int width, int height);
   /// Clears \p viewport to kBackground.
   void clearViewport(const Viewport& viewport);
-  /// Draws the items: opaque first, then translucent ones without depth writes.
+  /// Draws the items: translucent (static) ones first without depth writes,
+  /// so that they never hide or tint a body (the walls of a closed box show
+  /// what is inside), then opaque ones.
   void drawItems(const std::vector<DrawItem>& items, const Camera& camera, const Viewport& viewport,
                  const Eigen::Vector3f& lightDirection);
   /// Draws line segments (pairs of vertices); \p onTop ignores depth.

@@ -26,14 +26,6 @@ const Vector3f kLight = Vector3f(0.4f, 1.0f, 0.6f).normalized();
 
 Vector3f toVector(const btVector3& v) { return Vector3f(float(v.x()), float(v.y()), float(v.z())); }
 
-Eigen::Vector4f bodyColor(int dynamicIndex) {
-  static const float palette[][3] = {{0.90f, 0.36f, 0.30f}, {0.30f, 0.62f, 0.92f}, {0.40f, 0.80f, 0.42f},
-                                     {0.95f, 0.75f, 0.25f}, {0.70f, 0.45f, 0.90f}, {0.30f, 0.82f, 0.80f},
-                                     {0.92f, 0.55f, 0.75f}, {0.80f, 0.80f, 0.80f}};
-  const float* c = palette[dynamicIndex % 8];
-  return {c[0], c[1], c[2], 1};
-}
-
 PairConfig pairConfig(const ViewerOptions& o) {
   PairConfig config;
   config.scene = o.scene;
@@ -329,7 +321,7 @@ std::vector<ProbePoint> ViewerApp::probePoints() const {
       const Vector3f c = toVector(objects[i]->getWorldTransform() * centre);
       Eigen::Vector2f pc, pr;
       if (m_camera.project(c, v, pc) && m_camera.project(c + float(radius) * up, v, pr) && v.contains(pc.x(), pc.y()))
-        points.push_back({int(side), dynamicIndex, pc.x(), pc.y(), (pr - pc).norm()});
+        points.push_back({int(side), dynamicIndex, pc.x(), pc.y(), (pr - pc).norm(), bodyColor(dynamicIndex).head<3>()});
       ++dynamicIndex;
     }
   }
@@ -348,7 +340,8 @@ void ViewerApp::capture(long frame, bool last) {
                m_renderer.height(), frame + 1, m_pair.time());
   }
   if (last && !m_options.probeFile.empty())
-    writeProbe(m_options.probeFile, m_renderer.width(), m_renderer.height(), m_views, probePoints());
+    writeProbe(m_options.probeFile, m_renderer.width(), m_renderer.height(), m_views, probePoints(),
+               m_overlay.snapshot().clusters.size());
 }
 
 }  // namespace propimpact::viewer

@@ -1,12 +1,17 @@
 // Checks a viewer screenshot against the probe file the viewer wrote with
 // it: every body whose centre the projection puts inside a 3-D view is
-// really drawn there (its pixels differ from the background), and each half
-// shows both bodies and background. Exit 0 when the picture passes.
+// really drawn there, in a body's colour (lighting scales a colour but keeps
+// its chromaticity; walls, floors and the background are grey-blue), most
+// of them in their own colour (a body hidden behind another shows the
+// other's); and each half shows both bodies and background. Exit 0 when the
+// picture passes.
 //   propimpact_viewer_png_check IMAGE.png PROBE.txt
 #include <fmt/format.h>
 #include <png.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -20,8 +25,16 @@ namespace {
 /// Sum of |ΔR| + |ΔG| + |ΔB| beyond which a pixel is not background (the
 /// darkest lit body colour is far above it, PNG is lossless).
 constexpr int kBackgroundTolerance = 24;
-/// Of the 3 × 3 pixels around a body's centre, at least this many must be drawn.
+/// Of the 9 samples on a body (its centre and 8 points at half its projected
+/// radius around it), at least this many must be in a body's colour: an
+/// impulse arrow or a label drawn across the body hides at most a few.
 constexpr int kDrawnAroundCentre = 5;
+/// Largest difference of chromaticity r/(r+g+b), ... between a lit pixel and its unlit colour (8-bit round-off).
+constexpr double kChromaTolerance = 0.05;
+/// Pixels darker than this (sum of channels) have no reliable chromaticity.
+constexpr int kDarkest = 40;
+/// At least this fraction of a view's probed bodies must show their own colour.
+constexpr double kMinOwnColour = 0.5;
 /// Each view must have at least this fraction drawn, and this fraction background.
 constexpr double kMinDrawn = 0.002;
 constexpr double kMinBackground = 0.2;
@@ -60,8 +73,10 @@ struct Probe {
   struct Body {
     int side = 0, index = 0;
     double x = 0, y = 0, radius = 0;
+    std::array<int, 3> color{};
   };
   std::vector<Body> bodies;
+  std::vector<std::array<int, 3>> palette;
 };
 
 Probe readProbe(const std::string& path) {
@@ -82,8 +97,13 @@ Probe readProbe(const std::string& path) {
     }
     if (kind == "body") {
       Probe::Body b;
-      words >> b.side >> b.index >> b.x >> b.y >> b.radius;
+      words >> b.side >> b.index >> b.x >> b.y >> b.radius >> b.color[0] >> b.color[1] >> b.color[2];
       p.bodies.push_back(b);
+    }
+    if (kind == "palette") {
+      std::array<int, 3> c{};
+      words >> c[0] >> c[1] >> c[2];
+      p.palette.push_back(c);
     }
   }
   return p;
@@ -94,6 +114,29 @@ bool drawn(const Image& image, const Probe& probe, int x, int y) {
   int difference = 0;
   for (int k = 0; k < 3; ++k) difference += std::abs(int(c[k]) - probe.background[std::size_t(k)]);
   return difference > kBackgroundTolerance;
+}
+
+bool sameHue(const unsigned char* pixel, const std::array<int, 3>& colour) {
+  const int sum = int(pixel[0]) + int(pixel[1]) + int(pixel[2]);
+  const int reference = colour[0] + colour[1] + colour[2];
+  if (sum < kDarkest || reference <= 0) return false;
+  for (int k = 0; k < 3; ++k)
+    if (std::abs(double(pixel[k]) / sum - double(colour[std::size_t(k)]) / reference) > kChromaTolerance) return false;
+  return true;
+}
+
+/// How many of the 9 samples of a body at (cx, cy) of projected radius \p radius pass \p test.
+template <class Test>
+int around(const Image& image, double cx, double cy, double radius, Test test) {
+  constexpr double kPi = 3.14159265358979;
+  const double reach = std::max(1.0, 0.5 * radius);
+  int count = 0;
+  for (int k = -1; k < 8; ++k) {
+    const double angle = k * kPi / 4, r = k < 0 ? 0 : reach;
+    const int x = int(std::lround(cx + r * std::cos(angle))), y = int(std::lround(cy + r * std::sin(angle)));
+    if (x >= 0 && y >= 0 && x < image.width && y < image.height && test(image.at(x, y))) ++count;
+  }
+  return count;
 }
 
 /// Returns the failures of one view (empty when it passes).
@@ -107,21 +150,25 @@ std::vector<std::string> checkView(const Image& image, const Probe& probe, int s
   fmt::print("view {}: {:.1f} % drawn\n", side, 100 * fraction);
   if (fraction < kMinDrawn) failures.push_back(fmt::format("view {} is (almost) all background", side));
   if (1 - fraction < kMinBackground) failures.push_back(fmt::format("view {} has (almost) no background", side));
-  int bodies = 0;
+  int bodies = 0, own = 0;
   for (const Probe::Body& b : probe.bodies) {
     if (b.side != side) continue;
     ++bodies;
-    int around = 0;
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx) {
-        const int x = int(b.x) + dx, y = int(b.y) + dy;
-        if (x >= 0 && y >= 0 && x < image.width && y < image.height) around += drawn(image, probe, x, y) ? 1 : 0;
-      }
-    if (around < kDrawnAroundCentre)
+    const auto isOwn = [&](const unsigned char* c) { return sameHue(c, b.color); };
+    const auto isBody = [&](const unsigned char* c) {
+      for (const auto& colour : probe.palette)
+        if (sameHue(c, colour)) return true;
+      return false;
+    };
+    if (around(image, b.x, b.y, b.radius, isOwn) >= kDrawnAroundCentre)
+      ++own;
+    else if (around(image, b.x, b.y, b.radius, isBody) < kDrawnAroundCentre)
       failures.push_back(fmt::format("view {}: body {} is not drawn at ({:.0f}, {:.0f}) where the projection puts it",
                                      side, b.index, b.x, b.y));
   }
-  fmt::print("view {}: {} bodies checked at their projected centres\n", side, bodies);
+  if (bodies > 0 && double(own) < kMinOwnColour * bodies)
+    failures.push_back(fmt::format("view {}: only {} of {} bodies show their own colour", side, own, bodies));
+  fmt::print("view {}: {} bodies checked at their projected centres, {} in their own colour\n", side, bodies, own);
   if (bodies == 0) failures.push_back(fmt::format("view {}: no body inside the view", side));
   return failures;
 }

@@ -2,7 +2,8 @@
 # The viewer's tests (ctest label viewer).
 #   viewer_test.sh help       VIEWER CHECK OUT         --help works without a display
 #   viewer_test.sh no-display VIEWER CHECK OUT         no display: one clear line, exit 3, no crash
-#   viewer_test.sh scene      VIEWER CHECK OUT NAME    renders scene NAME under xvfb-run, checks the picture
+#   viewer_test.sh impact     VIEWER CHECK OUT NAME    renders scene NAME paused at its first impact under
+#                                                      xvfb-run, checks the picture and that an impact is shown
 #   viewer_test.sh world      VIEWER CHECK OUT FILE    the same for a .bullet world
 # Exit 77 (ctest: skipped) when xvfb-run is missing (scripts/install-deps installs it).
 set -euo pipefail
@@ -28,10 +29,12 @@ case "$mode" in
     [[ $code -eq 3 ]] || { echo "FAIL: exit code $code, expected 3 (a signal is 128 + n)"; exit 1; }
     grep -qi "display" <<<"$message" && grep -q "xvfb-run" <<<"$message" || { echo "FAIL: the message does not say what is missing"; exit 1; }
     echo "PASS: a missing display is one clear line" ;;
-  scene)
+  impact)
     rm -f "$out/$5.png" "$out/$5.probe"
-    headless --scene "$5" --frames 20 --screenshot "$out/$5.png" --probe "$out/$5.probe"
-    "$check" "$out/$5.png" "$out/$5.probe" ;;
+    # The hanging cradle's first impact is at t = 1.03 s, frame 62 at 60 frames a second.
+    headless --scene "$5" --pause-on-impact --frames 70 --screenshot "$out/$5.png" --probe "$out/$5.probe"
+    "$check" "$out/$5.png" "$out/$5.probe"
+    grep -q "^clusters [1-9]" "$out/$5.probe" || { echo "FAIL: no impact shown after 70 frames"; exit 1; } ;;
   world)
     rm -f "$out/world.png" "$out/world.probe"
     headless --world "$5" --frames 10 --screenshot "$out/world.png" --probe "$out/world.probe"
