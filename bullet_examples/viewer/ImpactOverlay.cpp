@@ -121,10 +121,12 @@ void ImpactOverlay::lines(Side side, float arrowLength, std::vector<LineVertex>&
   constexpr float kNormal[4] = {0.3f, 0.85f, 1.0f, 1.0f};
   constexpr float kArrow[4] = {1.0f, 0.78f, 0.15f, 1.0f};
   constexpr float kPoint[4] = {1.0f, 0.3f, 0.3f, 1.0f};
+  constexpr float kSeed[4] = {1.0f, 1.0f, 1.0f, 1.0f};  // an impact by itself, where the propagation started
   const float tick = 0.08f * arrowLength;
   for (const ContactMark& mark : m_snapshot.marks[std::size_t(side)]) {
     for (int axis = 0; axis < 3; ++axis)
-      addLine(out, mark.point - tick * Vector3f::Unit(axis), mark.point + tick * Vector3f::Unit(axis), kPoint);
+      addLine(out, mark.point - tick * Vector3f::Unit(axis), mark.point + tick * Vector3f::Unit(axis),
+              mark.seed ? kSeed : kPoint);
     addLine(out, mark.point, mark.point + 0.3f * arrowLength * mark.normal, kNormal);
     if (m_snapshot.largestImpulse <= 0 || mark.impulse <= 0) continue;
     // The impulse on the contact's dynamic body (A when it is), its length proportional to the magnitude.
