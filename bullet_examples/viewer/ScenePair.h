@@ -63,6 +63,7 @@ class ScenePair {
   void shoot(const btVector3& position, const btVector3& velocity, double radius);
 
   [[nodiscard]] PairConfig& config() { return m_config; }
+  [[nodiscard]] const PairConfig& config() const { return m_config; }
   [[nodiscard]] scenes::World& world(Side side);
   [[nodiscard]] const scenes::World& world(Side side) const;
   /// The propagative solver's report of the last substep.

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 
 #include "SceneCatalog.h"
@@ -21,8 +22,13 @@ using Eigen::Vector3f;
 constexpr double kFrameRate = 60;           // frames per shown second (simulated time per frame = slow / 60)
 constexpr int kMaxSubstepsPerFrame = 64;    // beyond, the simulation falls behind instead of spiralling
 constexpr float kStaticAlpha = 0.35f;       // static bodies are see-through: a closed box shows what is inside
-constexpr double kOverlaySeconds = 0.25;    // an impact's overlay stays this long (simulated) while running
+constexpr double kOverlaySeconds = 0.15;    // an impact's overlay stays this long (simulated): later, the bodies have moved on
 const Vector3f kLight = Vector3f(0.4f, 1.0f, 0.6f).normalized();
+
+/// Set by SIGINT / SIGTERM: the loop ends after the frame it is in, so a
+/// PNG being written by --record is finished, not cut off.
+volatile std::sig_atomic_t g_stopRequested = 0;
+void requestStop(int) { g_stopRequested = 1; }
 
 Vector3f toVector(const btVector3& v) { return Vector3f(float(v.x()), float(v.y()), float(v.z())); }
 
@@ -71,18 +77,26 @@ ViewerApp::ViewerApp(const ViewerOptions& options)
   m_ui.pauseOnImpact = options.pauseOnImpact;
   m_ui.slowMotion = float(options.slowMotion);
   m_ui.hz = float(options.hz);
-  m_ui.cor = float(options.cor >= 0 ? options.cor : std::max(m_pair.builtCor(), 0.0));
-  if (options.cor < 0 && m_pair.builtCor() < 0) m_ui.cor = 1;  // a file keeps its own until the slider moves
+  m_ui.cor = sliderCor();
+}
+
+float ViewerApp::sliderCor() const {
+  const double forced = m_pair.config().cor, built = m_pair.builtCor();
+  // A file's bodies keep their own restitution until the slider moves; it starts at 1.
+  return float(forced >= 0 ? forced : built >= 0 ? built : 1.0);
 }
 
 int ViewerApp::run() {
+  std::signal(SIGINT, requestStop);
+  std::signal(SIGTERM, requestStop);
   long frame = 0;
-  while (!m_window.shouldClose()) {
+  while (!m_window.shouldClose() && !g_stopRequested) {
     const double start = m_window.time();
     m_window.beginFrame();
     layout();
     handleInput();
     applyActions();
+    refitOnNewScene();
     advance();
     int width = 0, height = 0;
     m_window.framebufferSize(width, height);
@@ -112,6 +126,10 @@ void ViewerApp::layout() {
   const int half = std::max(1, int(w * m_uiScale) / 2);
   m_views[0] = {0, 0, half - 1, viewHeight};  // one pixel of the panel colour between the halves
   m_views[1] = {half + 1, 0, int(w * m_uiScale) - half - 1, viewHeight};
+}
+
+void ViewerApp::refitOnNewScene() {
+  // A plain reset keeps the user's camera; another scene or file is framed anew.
   const std::string fitFor = m_pair.config().worldFile.empty() ? m_pair.config().scene : m_pair.config().worldFile;
   if (fitFor != m_fittedFor) {
     m_fittedFor = fitFor;
@@ -209,7 +227,7 @@ void ViewerApp::applyActions() {
     m_pair.reset();
     m_overlay.clear();
     m_accumulator = 0;
-    if (config.cor < 0) m_ui.cor = float(std::max(m_pair.builtCor(), 0.0));
+    m_ui.cor = sliderCor();
   }
   if (m_pair.generation() != m_meshGeneration) {
     m_meshes.clearHulls();
@@ -269,7 +287,7 @@ void ViewerApp::drawWorld(Side side) {
   constraintLines(world, lines);
   m_renderer.drawLines(lines, m_camera, view, false);
   const bool recent = m_pair.time() - m_overlay.snapshot().time < kOverlaySeconds;
-  if (m_ui.showContacts && (m_ui.paused || recent)) {
+  if (m_ui.showContacts && recent) {
     lines.clear();
     m_overlay.lines(side, 0.25f * m_sceneRadius, lines);
     m_renderer.drawLines(lines, m_camera, view, true);
@@ -289,7 +307,7 @@ void ViewerApp::drawTitles() {
     const ImVec2 at(float(v.x) / m_uiScale + 8, float(v.y) / m_uiScale + 6);
     draw.AddText(at, IM_COL32(235, 235, 240, 255), titles[std::size_t(side)].c_str());
     const bool recent = m_pair.time() - m_overlay.snapshot().time < kOverlaySeconds;
-    if (m_ui.showContacts && (m_ui.paused || recent)) m_overlay.labels(side, m_camera, v, m_uiScale, draw);
+    if (m_ui.showContacts && recent) m_overlay.labels(side, m_camera, v, m_uiScale, draw);
   }
   const std::string clock = fmt::format("t = {:.3f} s", m_pair.time());
   draw.AddText(ImVec2(float(m_views[1].x) / m_uiScale + 8, float(m_views[1].y + m_views[1].height) / m_uiScale - 20),

@@ -37,6 +37,8 @@ class ViewerApp {
   void advance();
   bool substepOnce();
   void layout();
+  void refitOnNewScene();
+  [[nodiscard]] float sliderCor() const;
   void drawWorld(Side side);
   void drawTitles();
   void drawPanels();
