@@ -2,6 +2,7 @@
 
 #include "Gl.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
@@ -56,6 +57,9 @@ void Renderer::resize(int width, int height) {
 }
 
 void Renderer::begin(int width, int height) {
+  // A minimized window has a 0 × 0 framebuffer, which no renderbuffer can have.
+  width = std::max(width, 1);
+  height = std::max(height, 1);
   if (width != m_width || height != m_height) resize(width, height);
   glBindFramebuffer(GL_FRAMEBUFFER, m_framebuffer);
   glDisable(GL_SCISSOR_TEST);

@@ -124,8 +124,8 @@ void ViewerApp::layout() {
   m_panelHeight = m_options.hideUi ? 0 : std::clamp(0.36f * h, 150.0f, 270.0f);
   const int viewHeight = std::max(1, int((h - m_panelHeight) * m_uiScale));
   const int half = std::max(1, int(w * m_uiScale) / 2);
-  m_views[0] = {0, 0, half - 1, viewHeight};  // one pixel of the panel colour between the halves
-  m_views[1] = {half + 1, 0, int(w * m_uiScale) - half - 1, viewHeight};
+  m_views[0] = {0, 0, std::max(1, half - 1), viewHeight};  // one pixel of the panel colour between the halves
+  m_views[1] = {half + 1, 0, std::max(1, int(w * m_uiScale) - half - 1), viewHeight};
 }
 
 void ViewerApp::refitOnNewScene() {
