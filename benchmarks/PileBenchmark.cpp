@@ -14,6 +14,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -35,7 +36,24 @@ struct SettledPile {
   std::unique_ptr<scenes::World> world;
   std::unique_ptr<btConstraintSolver> solver;  // the swapped-in solver (the world keeps owning its stock one)
   std::unique_ptr<WorldSnapshot> snapshot;
+  int movingBodies = 0;        // faster than kMovingSpeed in the snapshot
+  double fastestBody = 0;      // m/s
 };
+
+// Whether the "settled" pile still has bodies moving into each other (the
+// seeds' approach speeds are compared with this in docs/performance.md).
+constexpr double kMovingSpeed = 0.3;  // m/s, about two gravity kicks of one 60 Hz step
+
+void countMovingBodies(SettledPile& pile) {
+  btDiscreteDynamicsWorld& world = pile.world->dynamics();
+  for (int i = 0; i < world.getNumCollisionObjects(); ++i) {
+    const btRigidBody* body = btRigidBody::upcast(world.getCollisionObjectArray()[i]);
+    if (!body || body->isStaticOrKinematicObject()) continue;
+    const double speed = body->getLinearVelocity().length();
+    pile.fastestBody = std::max(pile.fastestBody, speed);
+    if (speed > kMovingSpeed) ++pile.movingBodies;
+  }
+}
 
 SettledPile& settledPile(const std::string& solverName) {
   static std::map<std::string, SettledPile> piles;
@@ -44,6 +62,7 @@ SettledPile& settledPile(const std::string& solverName) {
   pile.world = std::make_unique<scenes::World>("bullet-si");
   (void)scenes::build(*pile.world, scenes::Pile{kPileCount, 0.5, 1});
   for (int i = 0; i < kSettleSteps; ++i) pile.world->step(kDt);
+  countMovingBodies(pile);
   if (solverName != "bullet-si") {
     pile.solver = solverName == "propagative" ? std::make_unique<TimedPropagativeSolver>()
                                               : scenes::makeSolver(solverName);
@@ -58,7 +77,7 @@ void pile(benchmark::State& state, const std::string& solverName) {
   SettledPile& pile = settledPile(solverName);
   auto* ours = dynamic_cast<TimedPropagativeSolver*>(pile.solver.get());
   double ourSeconds = 0;
-  std::int64_t reflections = 0, clusters = 0; double contacts = 0, moved = 0;
+  std::int64_t reflections = 0, clusters = 0; double contacts = 0, moved = 0, seeds = 0, fastestSeed = 0;
   for (auto _ : state) {
     pile.snapshot->restore(*pile.world);
     if (ours) {
@@ -71,7 +90,15 @@ void pile(benchmark::State& state, const std::string& solverName) {
     for (int k = 0; k < kStepsPerRun; ++k) {
       pile.world->step(kDt);
       if (ours) {
-        for (const auto& c : ours->lastStepReport().clusters) { contacts += c.contacts.size(); moved += c.bodies.size(); }
+        for (const auto& c : ours->lastStepReport().clusters) {
+          contacts += c.contacts.size();
+          moved += c.bodies.size();
+          for (const auto& contact : c.contacts)
+            if (contact.seed) {
+              ++seeds;
+              fastestSeed = std::max(fastestSeed, -contact.approachSpeed);
+            }
+        }
         clusters += static_cast<std::int64_t>(ours->lastStepReport().clusters.size());
         reflections += reportedReflections(*ours);
       }
@@ -80,12 +107,16 @@ void pile(benchmark::State& state, const std::string& solverName) {
     if (ours) ourSeconds += ours->ourSeconds();
   }
   const double steps = double(state.iterations()) * kStepsPerRun;
+  state.counters["moving_bodies_at_snapshot"] = pile.movingBodies;
+  state.counters["fastest_body_at_snapshot"] = pile.fastestBody;
   if (ours) {
     state.counters["our_ms_per_step"] = 1e3 * ourSeconds / steps;
     state.counters["clusters_per_step"] = double(clusters) / steps;
     state.counters["contacts_per_step"] = contacts / steps;
     state.counters["moved_per_step"] = moved / steps;
     state.counters["reflections_per_step"] = double(reflections) / steps;
+    state.counters["seeds_per_step"] = seeds / steps;
+    state.counters["fastest_seed_approach"] = fastestSeed;
   }
 }
 

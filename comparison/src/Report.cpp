@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "RobotStudies.h"
 #include "Studies.h"
 
 namespace propimpact::compare {
@@ -239,13 +240,19 @@ std::string writeReport(const std::string& directory, const std::string& commit)
     body += bounceSection(readCsv((dir / "bounce.csv").string()), claims);
     any = true;
   }
-  if (!any) throw std::runtime_error(fmt::format("no cradle.csv, billiards.csv or bounce.csv in '{}'", directory));
+  const std::string robots = robotReportSections(directory, claims);
+  body += robots;
+  any = any || !robots.empty();
+  if (!any)
+    throw std::runtime_error(fmt::format(
+        "no cradle.csv, billiards.csv, bounce.csv, pantograph.csv, walker.csv or design.csv in '{}'", directory));
   std::string md = fmt::format("# propimpact comparison report\n\nEvery number below comes from the CSVs beside this "
                                "file, written by `propimpact-compare` built from commit `{}`.\n\n", commit);
   if (!summary.empty()) md += "## Summary: three-ball cradle at COR 1\n\n" + summary + "\n";
   if (!claims.empty()) md += "## The paper's claims next to the measured numbers\n\n| claim | measured here |\n|---|---|\n" + claims + "\n";
   md += body;
-  md += kLeavesOut;
+  if (any && (fs::exists(dir / "cradle.csv") || fs::exists(dir / "billiards.csv") || fs::exists(dir / "bounce.csv")))
+    md += kLeavesOut;
   writeFile(dir / "report.md", md);
   return summary.empty() ? claims : summary;
 }

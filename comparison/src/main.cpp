@@ -1,5 +1,6 @@
 // propimpact-compare: the comparison harness (studies cradle, billiards,
-// bounce; merge; report; world replay and scene export). Progress and diagnostics go to stderr, CSV to
+// bounce; the robot studies pantograph, walker, design; merge; report; world
+// replay and scene export). Progress and diagnostics go to stderr, CSV to
 // --output or stdout.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <propimpact/bullet/Precision.h>
 #include <propimpact/scenes/Solvers.h>
 
+#include "RobotCommands.h"
 #include "Studies.h"
 #include <propimpact/scenes/WorldFile.h>
 #include "WorldPlot.h"
@@ -182,6 +184,8 @@ int main(int argc, char** argv) {
   CLI::App* worldCmd = addWorldCommand(app, world, worldFlags);
   ExportOptions exported;
   CLI::App* exportCmd = addExportCommand(app, exported);
+  RobotCommands robots;
+  addRobotCommands(app, robots);
 
   std::vector<std::string> mergeInputs;
   std::string mergeOutput = "-";
@@ -191,7 +195,7 @@ int main(int argc, char** argv) {
 
   std::string reportDir = "out", reportCommit = "unknown";
   CLI::App* reportCmd = app.add_subcommand("report", "write report.md and plot data from the study CSVs in a directory");
-  reportCmd->add_option("--dir", reportDir, "directory holding cradle.csv, billiards.csv, bounce.csv")->capture_default_str();
+  reportCmd->add_option("--dir", reportDir, "directory holding the study CSVs (cradle, billiards, bounce, pantograph, walker, design)")->capture_default_str();
   reportCmd->add_option("--commit", reportCommit, "source revision the CSVs came from")->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
@@ -209,6 +213,7 @@ int main(int argc, char** argv) {
       return finish(runBounce(bounce), bounce, bounceFlags);
     }
     if (*worldCmd) return runWorldCommand(world, worldFlags);
+    if (const auto code = runRobotCommand(robots)) return *code;
     if (*exportCmd) {
       const std::string what = exportScene(exported);
       fmt::print(stderr, "wrote {}: {}\n", exported.output, what);

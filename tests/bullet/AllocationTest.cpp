@@ -122,6 +122,13 @@ void free(void* pointer) { __libc_free(pointer); }
 #endif
 
 // Replaced global operator new / delete: count, then allocate with malloc.
+// gcc 12 at -O1 (the sanitizer build) inlines these into each other and then
+// warns that memory from operator new is released by free: here that pairing
+// is the point (every new is a malloc, every delete a free).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void* operator new(std::size_t size) {
   countNew();
   if (void* p = std::malloc(size ? size : 1)) return p;
@@ -149,6 +156,9 @@ void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 namespace propimpact {
 namespace {

@@ -2,7 +2,8 @@
 // impulses are the impact's momentum exchange, the impact impulses are kept
 // out of btManifoldPoint::m_appliedImpulse (Bullet would warm-start them next
 // step; users who read impulses find them in the report), and a report read
-// once per step holds exactly that step's impacts.
+// once per step holds exactly that step's impacts; each contact says where
+// the propagation first reflected it.
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <fmt/core.h>
@@ -12,6 +13,8 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "BulletTestSupport.h"
 
@@ -219,6 +222,28 @@ TEST(Report, UnreadReportAccumulatesUntilRead) {
   world.step(scene.dt);
   EXPECT_TRUE(solver.lastStepReport().clusters.empty());
   EXPECT_EQ(solver.lastStepReport().substeps, 1);
+}
+
+// An impact runs down an elastic chain one contact after the other (a
+// Newton's cradle, eq. 8 applied contact by contact): the reported first
+// reflections are 0, 1, 2, ... in the order of the contacts along the line,
+// whatever order the bodies were created in.
+TEST(Report, FirstReflectionsFollowTheChain) {
+  for (const auto order : {scenes::Chain::Order::Forward, scenes::Chain::Order::Shuffled}) {
+    scenes::World world("propagative");
+    scenes::Chain scene;
+    scene.count = 6;
+    scene.order = order;
+    (void)scenes::build(world, scene);
+    ASSERT_TRUE(stepToImpact(world, scene.dt, 10));
+    const ClusterReport& cluster = testing::propagative(world).lastStepReport().clusters.front();
+    ASSERT_EQ(cluster.contacts.size(), static_cast<std::size_t>(scene.count));
+    std::vector<std::pair<double, int>> alongTheLine;  // (x of the contact point, first reflection)
+    for (const ContactReport& c : cluster.contacts) alongTheLine.emplace_back(c.point[0], c.firstReflection);
+    std::sort(alongTheLine.begin(), alongTheLine.end());
+    for (std::size_t k = 0; k < alongTheLine.size(); ++k)
+      EXPECT_EQ(alongTheLine[k].second, static_cast<int>(k)) << "contact " << k << " along the line";
+  }
 }
 
 }  // namespace

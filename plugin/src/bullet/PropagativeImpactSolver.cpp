@@ -40,6 +40,7 @@ struct PropagativeImpactSolver::Impl {
   ResolveOptions options;
   int substep = 0;
   std::vector<std::pair<const void*, const void*>> warnedPairs;  // sorted: pairs already warned about restitution
+  std::vector<int> firstReflection;  // write-back's scratch: each contact's first place in the sequence
 
   // Results kept per cluster shape (dofs, contacts): ImpactResult's Eigen
   // vectors have no spare capacity and reallocate whenever the size changes,
@@ -172,7 +173,8 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   }
   if (r.capHit) ++m_report.capHits;
   noteClampedRestitution();
-  bullet_detail::writeBack(im.problem, r, im.cluster.blockBody(), im.island, im.history, resting, report);
+  bullet_detail::writeBack(im.problem, r, im.cluster.blockBody(), im.island, im.history, resting, report,
+                           im.firstReflection);
 }
 
 // Bullet's combined restitution is a product and may exceed 1 (pinball

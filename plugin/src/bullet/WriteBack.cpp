@@ -30,7 +30,8 @@ Scalar separationOf(const ImpactProblem& problem, const ImpactResult& r, int con
   return separation;
 }
 
-ContactReport contactReport(const IslandContact& c, const ImpactResult& r, Scalar restitution, Scalar separation) {
+ContactReport contactReport(const IslandContact& c, const ImpactResult& r, Scalar restitution, Scalar separation,
+                            int firstReflection) {
   ContactReport cr;
   cr.bodyA = c.objectA;
   cr.bodyB = c.objectB;
@@ -39,6 +40,7 @@ ContactReport contactReport(const IslandContact& c, const ImpactResult& r, Scala
   cr.approachSpeed = c.approachMid;
   cr.separationSpeed = separation;
   cr.seed = c.seed;
+  cr.firstReflection = firstReflection;
   for (int k = 0; k < 3; ++k) {
     cr.point[k] = c.point->getPositionWorldOnB()[k];
     cr.normal[k] = c.normal[k];
@@ -49,8 +51,13 @@ ContactReport contactReport(const IslandContact& c, const ImpactResult& r, Scala
 }  // namespace
 
 void writeBack(const ImpactProblem& problem, const ImpactResult& r, const std::vector<int>& blockBody, Island& island,
-               ContactHistory& history, RestingPass& resting, ClusterReport* report) {
+               ContactHistory& history, RestingPass& resting, ClusterReport* report, std::vector<int>& firstReflection) {
   writeVelocities(problem, r, blockBody, island, report);
+  if (report) {
+    firstReflection.assign(static_cast<std::size_t>(problem.contactCount()), -1);
+    for (std::size_t k = r.sequence.size(); k-- > 0;)
+      firstReflection[static_cast<std::size_t>(r.sequence[k])] = static_cast<int>(k);
+  }
   for (IslandContact& c : island.contacts) {
     if (c.contact < 0) continue;
     if (!r.inCluster[static_cast<std::size_t>(c.contact)]) {
@@ -68,7 +75,9 @@ void writeBack(const ImpactProblem& problem, const ImpactResult& r, const std::v
     // of overlap) still overlaps next step, where Bullet's pass would push it
     // out at erp·depth/dt and add energy.
     history.addImpactedPair(c.objectA, c.objectB);
-    if (report) report->contacts.push_back(contactReport(c, r, problem.contact(c.contact).restitution, separation));
+    if (report)
+      report->contacts.push_back(contactReport(c, r, problem.contact(c.contact).restitution, separation,
+                                               firstReflection[static_cast<std::size_t>(c.contact)]));
   }
 }
 

@@ -15,6 +15,7 @@ const char* toString(ErrorCode code) {
     case ErrorCode::BadBlockIndex: return "bad block index";
     case ErrorCode::DimensionMismatch: return "dimension mismatch";
     case ErrorCode::BadOption: return "bad option";
+    case ErrorCode::DependentRows: return "linearly dependent constraint rows";
   }
   return "unknown error";
 }

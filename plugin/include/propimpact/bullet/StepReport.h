@@ -26,6 +26,10 @@ struct ContactReport {
   double approachSpeed = 0;                 ///< relative normal velocity before (m/s, negative = approaching).
   double separationSpeed = 0;               ///< relative normal velocity after the impact.
   bool seed = false;                        ///< an impact by itself, not only reached by the propagation.
+  /// Where the propagation first reflected this contact: 0 for the first
+  /// reflection of the cluster, 1 for the second, ...; −1 if it was never
+  /// reflected (reached only by the plastic outcome, or a merged duplicate).
+  int firstReflection = -1;
 };
 
 /// One impact cluster: the contacts an impact propagated through.

@@ -22,6 +22,7 @@ enum class ErrorCode {
   BadBlockIndex,           ///< Row references a block that does not exist.
   DimensionMismatch,       ///< Sizes of matrices and vectors disagree.
   BadOption,               ///< A resolver option outside its documented range.
+  DependentRows,           ///< Constraint rows linearly dependent where independence is required (resolveInert).
 };
 
 /// Human-readable name of an error code.

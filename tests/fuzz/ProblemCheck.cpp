@@ -1,0 +1,408 @@
+// The fuzz checks: every invariant of a resolution (ProblemFuzzer.h).
+#include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
+#include <Eigen/QR>
+#include <Eigen/SVD>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ProblemFuzzer.h"
+#include "propimpact/core/Errors.h"
+#include "propimpact/core/ImpactProblem.h"
+#include "propimpact/core/ImpactResolver.h"
+#include "propimpact/core/ImpactResult.h"
+#include "propimpact/core/ResolveOptions.h"
+
+namespace propimpact::fuzz {
+
+bool sameBits(const VectorX& a, const VectorX& b) {
+  return a.size() == b.size() &&
+         (a.size() == 0 || std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(Scalar)) == 0);
+}
+
+/// M⁻¹ restricted to the motions the joints admit, M⁻¹ − M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺BM⁻¹,
+/// computed as (L U⊥)(L U⊥)ᵀ with M⁻¹ = LLᵀ and U⊥ the left null space of
+/// A = LᵀBᵀ from an SVD (the resolver takes it from a QR: an independent
+/// route to the same matrix). Singular values at or below 1e-6 of the largest
+/// count as zero, the resolver's documented rank cut-off.
+MatrixX admissibleInverseMass(const ImpactProblem& p) {
+  const MatrixX minv = p.denseInverseMass();
+  if (p.bilateralCount() == 0) return minv;
+  const Eigen::SelfAdjointEigenSolver<MatrixX> eig(minv);
+  const MatrixX factor = eig.eigenvectors() * eig.eigenvalues().cwiseMax(Scalar(0)).cwiseSqrt().asDiagonal();
+  const MatrixX a = factor.transpose() * p.denseBilateralJacobian().transpose();
+  const Eigen::JacobiSVD<MatrixX> svd(a, Eigen::ComputeFullU);
+  const VectorX& values = svd.singularValues();
+  Index rank = 0;
+  for (Index k = 0; k < values.size(); ++k)
+    if (values[k] > 1e-6 * values[0]) ++rank;
+  const MatrixX admissible = factor * svd.matrixU().rightCols(a.rows() - rank);
+  return admissible * admissible.transpose();
+}
+
+/// The largest singular value of A = LᵀBᵀ (M⁻¹ = LLᵀ) that the rank cut-off
+/// (1e-6 of the largest) drops: joint rows within that of the others' span are
+/// treated as dependent and enforced only to it. Zero when none is dropped.
+Scalar droppedJointSingularValue(const ImpactProblem& p) {
+  if (p.bilateralCount() == 0) return 0;
+  const Eigen::SelfAdjointEigenSolver<MatrixX> eig(p.denseInverseMass());
+  const MatrixX factor = eig.eigenvectors() * eig.eigenvalues().cwiseMax(Scalar(0)).cwiseSqrt().asDiagonal();
+  const MatrixX a = factor.transpose() * p.denseBilateralJacobian().transpose();
+  const Eigen::JacobiSVD<MatrixX> svd(a);
+  const VectorX& values = svd.singularValues();
+  Scalar dropped = 0;
+  for (Index k = 0; k < values.size(); ++k)
+    if (values[k] <= 1e-6 * values[0]) dropped = std::max(dropped, values[k]);
+  return dropped;
+}
+
+/// Per block, a representative block of its joint-connected group (blocks
+/// that bilateral rows tie together share one).
+std::vector<int> jointGroups(const ImpactProblem& p) {
+  std::vector<int> parent(static_cast<std::size_t>(p.blockCount()));
+  for (int b = 0; b < p.blockCount(); ++b) parent[static_cast<std::size_t>(b)] = b;
+  const auto root = [&](int b) {
+    while (parent[static_cast<std::size_t>(b)] != b) b = parent[static_cast<std::size_t>(b)];
+    return b;
+  };
+  for (int k = 0; k < p.bilateralCount(); ++k) {
+    const RowLayout& row = p.bilateral(k);
+    if (row.terms[1].block != kNoBlock) parent[static_cast<std::size_t>(root(row.terms[0].block))] = root(row.terms[1].block);
+  }
+  for (int b = 0; b < p.blockCount(); ++b) parent[static_cast<std::size_t>(b)] = root(b);
+  return parent;
+}
+
+/// The largest κ(M) over the groups of blocks joints tie together (blocks
+/// without joints do not count): max eigenvalue of the group's M over its
+/// smallest positive one.
+Scalar jointGroupConditioning(const ImpactProblem& p) {
+  const int blocks = p.blockCount();
+  const std::vector<int> group = jointGroups(p);
+  const auto root = [&](int b) { return group[static_cast<std::size_t>(b)]; };
+  std::vector<char> jointed(static_cast<std::size_t>(blocks), 0);
+  for (int k = 0; k < p.bilateralCount(); ++k)
+    for (const RowTerm& t : p.bilateral(k).terms)
+      if (t.block != kNoBlock) jointed[static_cast<std::size_t>(t.block)] = 1;
+  const MatrixX mass = p.denseMass();
+  std::vector<Scalar> largest(static_cast<std::size_t>(blocks), 0), smallest(static_cast<std::size_t>(blocks), INFINITY);
+  for (int b = 0; b < blocks; ++b) {
+    if (!jointed[static_cast<std::size_t>(b)]) continue;
+    const BlockLayout& layout = p.block(b);
+    const Eigen::SelfAdjointEigenSolver<MatrixX> eig(
+        mass.block(layout.velocityOffset, layout.velocityOffset, layout.size, layout.size), Eigen::EigenvaluesOnly);
+    const Scalar top = eig.eigenvalues().maxCoeff();
+    const auto g = static_cast<std::size_t>(root(b));
+    largest[g] = std::max(largest[g], top);
+    for (Index k = 0; k < layout.size; ++k)
+      if (eig.eigenvalues()[k] > 1e-12 * top) smallest[g] = std::min(smallest[g], eig.eigenvalues()[k]);
+  }
+  Scalar conditioning = 1;
+  for (int b = 0; b < blocks; ++b)
+    if (largest[static_cast<std::size_t>(b)] > 0)
+      conditioning = std::max(conditioning, largest[static_cast<std::size_t>(b)] / smallest[static_cast<std::size_t>(b)]);
+  return conditioning;
+}
+
+/// Per contact row, what "round-off of J M⁻¹ Jᵀ" is measured against:
+/// Σ over the joint-connected groups it touches of |J_group|² · max|M⁻¹_group|
+/// (ImpactResolver's documented reference).
+VectorX rowReferences(const ImpactProblem& p, const MatrixX& j) {
+  const int blocks = p.blockCount();
+  const std::vector<int> group = jointGroups(p);
+  const auto root = [&](int b) { return group[static_cast<std::size_t>(b)]; };
+  const MatrixX minv = p.denseInverseMass();
+  std::vector<Scalar> componentScale(static_cast<std::size_t>(blocks), 0);
+  for (int b = 0; b < blocks; ++b) {
+    const BlockLayout& layout = p.block(b);
+    Scalar& target = componentScale[static_cast<std::size_t>(root(b))];
+    target = std::max(target, minv.block(layout.velocityOffset, layout.velocityOffset, layout.size, layout.size).cwiseAbs().maxCoeff());
+  }
+  VectorX references = VectorX::Zero(j.rows());
+  std::vector<Scalar> perComponent(static_cast<std::size_t>(blocks));
+  for (Index i = 0; i < j.rows(); ++i) {
+    std::fill(perComponent.begin(), perComponent.end(), Scalar(0));
+    for (int b = 0; b < blocks; ++b) {
+      const BlockLayout& layout = p.block(b);
+      perComponent[static_cast<std::size_t>(root(b))] += j.row(i).segment(layout.velocityOffset, layout.size).squaredNorm();
+    }
+    for (int b = 0; b < blocks; ++b)
+      references[i] += perComponent[static_cast<std::size_t>(b)] * componentScale[static_cast<std::size_t>(b)];
+  }
+  return references;
+}
+
+/// 1 for a contact row some admissible motion moves, 0 for one the resolver
+/// ignores: J M⁻¹_c Jᵀ at most 1e-13 of its reference (rowReferences).
+VectorX movableRows(const ImpactProblem& p, const MatrixX& j, const MatrixX& admissible) {
+  const VectorX references = rowReferences(p, j);
+  VectorX movable = VectorX::Zero(j.rows());
+  for (Index i = 0; i < j.rows(); ++i) {
+    const Scalar d = j.row(i) * admissible * j.row(i).transpose();
+    movable[i] = d > 1e-13 * references[i] ? 1 : 0;
+  }
+  return movable;
+}
+
+/// Checks every invariant; returns an empty string when all hold, else what failed.
+std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactResult& r,
+                  const Tolerances& tol, const VectorX& witness) {
+  std::ostringstream fail;
+  const Index n = p.dofCount();
+  const int m = p.contactCount();
+  if (r.velocity.size() != n || r.impulses.size() != m || r.inCluster.size() != static_cast<std::size_t>(m))
+    return "result sizes do not match the problem";
+  if (!r.velocity.allFinite()) return "non-finite velocity";
+  if (!r.impulses.allFinite()) return "non-finite impulse";
+  if (!std::isfinite(r.energyAfter) || !std::isfinite(r.alpha) || !std::isfinite(r.restitution))
+    return "non-finite report";
+  if (r.reflections != static_cast<std::int64_t>(r.sequence.size())) return "reflections != sequence length";
+  if (r.reflections > r.reflectionCap) return "reflections exceed the cap";
+  if (o.reflectionCap > 0 && r.reflectionCap != o.reflectionCap) return "cap in force differs from the option";
+  if (r.capHit != (r.fallback != Fallback::None)) return "capHit and fallback disagree";
+  for (std::size_t k = 0; k < r.sequence.size(); ++k) {
+    if (r.sequence[k] < 0 || r.sequence[k] >= m) return "sequence names a contact out of range";
+    if (k > 0 && r.sequence[k] == r.sequence[k - 1]) return "sequence repeats a contact twice in a row (Lemma 1)";
+  }
+  for (int i = 0; i < m; ++i)
+    if (!(r.impulses[i] >= 0)) {
+      fail << "negative impulse " << r.impulses[i] << " on contact " << i;
+      return fail.str();
+    }
+  if (!(r.alpha >= 0 && r.alpha <= 1)) return "alpha outside [0, 1]";
+
+  const VectorX v0 = p.velocity();
+  const MatrixX minv = p.denseInverseMass();
+  const MatrixX j = p.denseContactJacobian();
+  const VectorX b = p.contactBiases();
+  const Scalar e0 = p.kineticEnergy(v0);
+  const Scalar e1 = p.kineticEnergy(r.velocity);
+  const VectorX before = j * v0 + b;
+  const VectorX after = j * r.velocity + b;
+  const MatrixX admissible = admissibleInverseMass(p);
+  // Unit normals are measured in the metric the impact acts in: with joints,
+  // J M⁻¹_c Jᵀ, not J M⁻¹ Jᵀ. The unprojected norm made the scale 200× too
+  // small in finding kinematic-only-wedge-with-joints-left-approaching, where
+  // a contact the joints nearly lock has a unit-normal speed 200× its raw one.
+  const VectorX d = (j * admissible * j.transpose()).diagonal();
+  const VectorX movable = movableRows(p, j, admissible);
+  const VectorX references = rowReferences(p, j);
+
+  // scale as ResolveOptions documents: max(||p0||_g, largest initial unit-normal
+  // speed over the rows the resolver does not ignore).
+  Scalar scale = std::sqrt(std::max(Scalar(0), 2 * e0));
+  for (int i = 0; i < m; ++i)
+    if (movable[i] != 0) scale = std::max(scale, std::abs(before[i]) / std::sqrt(d[i]));
+  // The resolver treats an approach slower than feasibilityTolerance·scale as
+  // feasible (no reflection); a case may loosen that option (1e-6), and then
+  // the outcome is only that feasible (finding
+  // approach-within-a-loosened-feasibility-tolerance).
+  Scalar allowed = std::max(tol.feasibility, Scalar(1.01) * o.feasibilityTolerance) * scale;
+  if (r.plasticMethod == PlasticMethod::Iterative) allowed = std::max(allowed, 2 * r.plasticResidual);
+
+  // Velocity along an axis the metric cannot move (a locked factor with a
+  // velocity on it, or an infinite-inertia axis that spins) is a prescribed
+  // motion, like a kinematic body's: contacts that see it follow Newton's law
+  // on the relative velocity, which can raise the energy as a moving paddle does.
+  const VectorX prescribed = v0 - minv * (p.denseMass() * v0);
+  const VectorX seen = j * prescribed;
+  bool prescribedMotion = false;
+  for (int i = 0; i < m; ++i)
+    if (movable[i] != 0 && std::abs(seen[i]) / std::sqrt(d[i]) > tol.feasibility * scale) prescribedMotion = true;
+  if (p.bilateralCount() > 0) {
+    const MatrixX bj = p.denseBilateralJacobian();
+    const VectorX error = bj * v0;
+    // A joint also carries prescribed motion when it sees the velocity along
+    // axes M⁻¹ cannot move, even with no error overall: the movable part then
+    // violates it and is pulled along (finding
+    // joint-driven-by-spin-about-an-infinite-inertia-axis: B·v0 = 0, but 68.9
+    // of it along such an axis, and one reflection gained 8.5e-5 of the energy,
+    // as a paddle would).
+    const VectorX driven = bj * prescribed;
+    for (Index k = 0; k < bj.rows(); ++k) {
+      const Scalar dk = bj.row(k) * minv * bj.row(k).transpose();
+      const Scalar unit = std::sqrt(std::max(dk, Scalar(1e-13) * bj.row(k).squaredNorm() * minv.cwiseAbs().maxCoeff()));
+      if (dk > 0 && std::abs(error[k]) / std::sqrt(dk) > tol.feasibility * scale) prescribedMotion = true;
+      if (unit > 0 && std::abs(driven[k]) / unit > tol.feasibility * scale) prescribedMotion = true;
+    }
+  }
+  // Prescribed motion can leave no feasible outcome at all (nothing can move
+  // it); the report must then say how far off the plastic solve stayed.
+  if (prescribedMotion) allowed = std::max(allowed, 2 * r.plasticResidual);
+  // Otherwise a feasible outcome exists (biases come from a witness), and the
+  // exact active-set solve must find it: nearly dependent rows take large
+  // opposing impulses whose cancellation leaves a residual above the resolver's
+  // own tolerance but far below this bound. Accept what the report states
+  // only while it stays that small.
+  // Σ λᵢ √dᵢ: the size of the impulses. A capped wedge accumulates opposing
+  // reflection impulses far above the momentum (1.4e7 against a scale of 1e-3
+  // in finding capped-wedge-round-off-of-cancelling-impulses); their round-off
+  // in the velocity is the floor of any residual after it.
+  Scalar impulseSize = 0;
+  for (int i = 0; i < m; ++i) impulseSize += r.impulses[i] * std::sqrt(std::max(Scalar(0), d[i]));
+  // The same in raw terms, Σ λᵢ √referenceᵢ: the round-off of applying λᵢ
+  // along M⁻¹_c Jᵢᵀ scales with |Jᵢ|·|M⁻¹|, not with √dᵢ, which a row the
+  // joints nearly lock makes tiny (√d 1e4 below √reference in finding
+  // contact-moved-although-the-check-metric-locks-it, where impulses of 8.5e9
+  // moved a joint, and the contact that mirrors it, by 2e-9 of |B|·|Δv|).
+  // A row k then sees up to ε·√reference_k·Σ λᵢ √referenceᵢ.
+  Scalar rawImpulseSize = 0;
+  for (int i = 0; i < m; ++i) rawImpulseSize += r.impulses[i] * std::sqrt(references[i]);
+  // The generator's witness is admissible only to its own round-off: its
+  // textbook projection errs by κ(BM⁻¹Bᵀ)·ε along the directions the joints
+  // lock, which rows the joints nearly lock see magnified. Its admissible part
+  // (M-orthogonal projection) violates the rows by at most witnessSlack, so the
+  // least uniform violation is no larger; with two nearly parallel joints it
+  // was 1.5e10, half the scale (finding
+  // witness-feasible-only-through-a-joint-locked-direction).
+  Scalar witnessSlack = 0;
+  if (witness.size() == n) {
+    const VectorX admissiblePart = v0 + admissible * (p.denseMass() * (witness - v0));
+    const VectorX atWitness = j * admissiblePart + b;
+    for (int i = 0; i < m; ++i)
+      if (movable[i] != 0) witnessSlack = std::max(witnessSlack, -atWitness[i] / std::sqrt(d[i]));
+  }
+  if (r.plasticMethod == PlasticMethod::ActiveSet && !prescribedMotion) {
+    if (r.plasticResidual > tol.plasticResidual * scale + tol.cancellation * impulseSize + Scalar(1.01) * witnessSlack) {
+      fail << "active-set plastic residual " << r.plasticResidual << " above " << tol.plasticResidual << " x scale " << scale;
+      return fail.str();
+    }
+    allowed = std::max(allowed, Scalar(1.01) * r.plasticResidual);
+  }
+
+  const Scalar velocityChange = std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(r.velocity - v0)));
+  int untouchedInfeasible = 0;
+  for (int i = 0; i < m; ++i) {
+    if (o.growFromSeeds && !r.inCluster[static_cast<std::size_t>(i)]) continue;
+    if (after[i] >= 0) continue;
+    const Scalar unit = d[i] > 0 ? after[i] / std::sqrt(d[i]) : -INFINITY;
+    // The impulses' round-off reaches a row's raw speed as about
+    // ε·√reference·Σλ√d; a row nearly immobile (d far below its reference,
+    // 1.9e-12 in finding nearly-immobile-row-amplifies-round-off) magnifies it
+    // by √(reference/d) in unit-normal terms.
+    const Scalar roundOff = d[i] > 0 ? tol.cancellation * impulseSize * std::sqrt(references[i] / d[i]) : Scalar(0);
+    if (unit >= -(allowed + roundOff)) continue;
+    // A row no admissible motion can move keeps its velocity: it is ignored
+    // (reported). "Keeps" up to round-off of the motion the others' impulses
+    // cause, which the joints' projection leaves orthogonal to it only to ε.
+    const Scalar rawNorm = std::sqrt(std::max(Scalar(0), Scalar(j.row(i) * minv * j.row(i).transpose())));
+    // And a row below the cut-off is still moved a little by the others'
+    // impulses, by at most √dᵢ·||Δv||_M (Cauchy–Schwarz in the admissible
+    // metric): 2.5e-3 at d/reference = 1e-15 in finding
+    // nearly-locked-row-moved-by-its-remaining-mobility.
+    const Scalar remainingMobility = std::sqrt(std::max(Scalar(0), d[i])) * velocityChange;
+    if (std::abs(after[i] - before[i]) <= tol.feasibility * (std::abs(before[i]) + scale * rawNorm) +
+                                              tol.cancellation * rawImpulseSize * std::sqrt(references[i]) +
+                                              Scalar(1.01) * remainingMobility + 1e-300) {
+      ++untouchedInfeasible;
+      continue;
+    }
+    fail << "contact " << i << " infeasible after the impact: unit-normal speed " << unit << " < -" << allowed
+         << " (scale " << scale << ")";
+    return fail.str();
+  }
+  if (untouchedInfeasible > r.ignoredRows) {
+    fail << untouchedInfeasible << " contacts stayed infeasible untouched but only " << r.ignoredRows
+         << " rows were reported ignored";
+    return fail.str();
+  }
+
+  const bool anyBias = prescribedMotion || (b.size() > 0 && b.cwiseAbs().maxCoeff() > 0);
+  // Joints: the resolver's admissible metric comes from a QR of LᵀBᵀ and
+  // carries no κ(BM⁻¹Bᵀ)·ε error (the textbook formula drifted 4.5e-9 in
+  // finding energy-drift-through-ill-conditioned-joint-rows, 1e-14 now). What
+  // remains is the joint coupling blocks of very different mass: the metric of
+  // the joined group mixes them, and a reflection keeps the energy only to
+  // ε·κ(M_group) (a 1e17 block joined to a 300 one gained 4.5e-9 of the energy
+  // in one reflection in finding joint-between-masses-1e15-apart).
+  Scalar energyTolerance = tol.energy;
+  if (p.bilateralCount() > 0) energyTolerance += std::numeric_limits<Scalar>::epsilon() * jointGroupConditioning(p) * Scalar(1 + r.reflections);
+  if (!anyBias && e1 > e0 * (1 + energyTolerance) + 1e-300) {
+    fail << "energy gained: " << e0 << " -> " << e1 << " (relative " << (e1 - e0) / e0 << ")";
+    return fail.str();
+  }
+
+  if (p.bilateralCount() > 0) {
+    const MatrixX bj = p.denseBilateralJacobian();
+    const Scalar dropped = droppedJointSingularValue(p);
+    for (Index k = 0; k < bj.rows(); ++k) {
+      const Scalar dk = bj.row(k) * minv * bj.row(k).transpose();
+      const Scalar change = bj.row(k).dot(r.velocity - v0);
+      // The impulses' round-off moves any unit-normal speed by up to about
+      // ε·||M⁻¹_c Jᵀλ||_M ≤ ε·Σλ√d, the allowance of the momentum check below.
+      // It matters only when a squeeze with no feasible outcome (a joint's own
+      // velocity error pressing contacts together) ends with impulses far above
+      // the momentum: 4e12 against an energy of 8.9 moved a joint by 2.6e-5
+      // per unit normal in finding infeasible-joint-error-squeeze-impulses-of-4e12.
+      // A joint row M⁻¹ cannot move (it acts along locked or infinite-inertia
+      // axes only: J M⁻¹ Jᵀ at round-off, 2.6e-15 of its reference in finding
+      // joint-along-an-immobile-axis-unit-normal-of-round-off) has no
+      // meaningful unit normal; the impact must leave it alone to round-off of
+      // the velocities it sees, |b|·(|v0| + |Δv|).
+      const Scalar reference = bj.row(k).squaredNorm() * minv.cwiseAbs().maxCoeff();
+      if (!(dk > 1e-13 * reference)) {
+        const Scalar seenSize = bj.row(k).norm() * (v0.norm() + (r.velocity - v0).norm());
+        if (std::abs(change) > tol.feasibility * seenSize + 1e-300) {
+          fail << "immobile bilateral row " << k << " velocity error changed by " << change;
+          return fail.str();
+        }
+        continue;
+      }
+      // A joint row within the rank cut-off of the others is enforced only to
+      // the dropped part: |Δ(Bv)| ≤ σ_dropped·||Δv||_M (finding
+      // nearly-dependent-joint-rows-under-huge-impulses: impulses of 2.6e6 from
+      // rest moved such a row by 0.0097).
+      const Scalar unenforced = 1.01 * dropped * velocityChange / std::sqrt(dk);
+      const Scalar roundOff = tol.cancellation * std::max(impulseSize, rawImpulseSize * std::sqrt(reference / dk));
+      if (std::abs(change) / std::sqrt(dk) > tol.feasibility * scale + roundOff + unenforced + 1e-300) {
+        fail << "bilateral row " << k << " velocity error changed by " << change;
+        return fail.str();
+      }
+    }
+  } else {
+    // Reported impulses account for the velocity change: Δv = M⁻¹ Jᵀ λ. Two
+    // nearly opposing rows (a body pinched between them) can need opposing
+    // impulses far above the momentum, ||M⁻¹Jᵢᵀ λᵢ||_M = λᵢ √dᵢ, that cancel;
+    // neither the resolver nor this check can sum them to better than a few
+    // hundred ulps of their size, so that much is allowed on top. Rows merged
+    // as duplicates agree in M⁻¹Jᵀ only to duplicateTolerance: the impulse
+    // applied along the kept row is reported shared among them, which moves
+    // M⁻¹Jᵀλ by up to that fraction of the shared impulses' size.
+    const VectorX dv = r.velocity - v0;
+    const VectorX residual = dv - minv * j.transpose() * r.impulses;
+    const Scalar size = std::sqrt(2 * e0) + std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(dv)));
+    const Scalar error = std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(residual)));
+    const Scalar merging = r.mergedDuplicates > 0 ? o.duplicateTolerance * impulseSize : Scalar(0);
+    if (error > tol.momentum * size + tol.cancellation * impulseSize + merging + 1e-300) {
+      fail << "impulses do not explain the velocity change: ||Δv − M⁻¹Jᵀλ||_M = " << error << " vs " << size;
+      return fail.str();
+    }
+  }
+  return {};
+}
+
+/// Resolves the case and checks it (and, when the case asks, that resolving it
+/// again with the same and with a fresh resolver gives the same bits).
+std::string resolveAndCheck(Case& c, const Tolerances& tol) {
+  ImpactResolver resolver;
+  ImpactResult result;
+  resolver.resolve(c.problem, c.options, result);
+  std::string failure = check(c.problem, c.options, result, tol, c.witness);
+  if (!failure.empty() || !c.checkDeterminism) return failure;
+  ImpactResult again;
+  resolver.resolve(c.problem, c.options, again);
+  ImpactResolver fresh;
+  const ImpactResult third = fresh.resolve(c.problem, c.options);
+  for (const ImpactResult* other : {static_cast<const ImpactResult*>(&again), &third})
+    if (!sameBits(result.velocity, other->velocity) || !sameBits(result.impulses, other->impulses) ||
+        result.sequence != other->sequence)
+      return "a second resolution of the same problem differs";
+  return {};
+}
+
+}  // namespace propimpact::fuzz
