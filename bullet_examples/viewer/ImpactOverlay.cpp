@@ -3,7 +3,6 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <type_traits>
 #include <utility>
 
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
@@ -18,33 +17,16 @@ using Eigen::Vector3f;
 /// Impulses below this (N·s) are resting contact noise, not drawn for stock Bullet.
 constexpr float kImpulseFloor = 1e-6f;
 
-/// The plugin's ContactReport may carry `firstReflection` (position of the
-/// contact's first reflection in the propagation, −1 if never reflected);
-/// when this build's plugin does not, the numbers are left out and the panel says so.
-template <class Report, class = void>
-struct HasFirstReflection : std::false_type {};
-template <class Report>
-struct HasFirstReflection<Report, std::void_t<decltype(std::declval<const Report&>().firstReflection)>>
-    : std::true_type {};
-
-template <class Report>
-long long firstReflectionOf(const Report& report) {
-  if constexpr (HasFirstReflection<Report>::value)
-    return static_cast<long long>(report.firstReflection);
-  else
-    return -1;
-}
-
 bool isDynamic(const btCollisionObject* object) { return object && !object->isStaticOrKinematicObject(); }
 
 Vector3f toVector(const double (&v)[3]) { return Vector3f(float(v[0]), float(v[1]), float(v[2])); }
 Vector3f toVector(const btVector3& v) { return Vector3f(float(v.x()), float(v.y()), float(v.z())); }
 
-/// Ranks 1, 2, ... by first reflection, over the contacts of one cluster.
+/// Ranks 1, 2, ... by first reflection (ContactReport::firstReflection), over the contacts of one cluster.
 void rankByReflection(const std::vector<ContactReport>& contacts, std::vector<ContactMark>& marks, std::size_t first) {
-  std::vector<std::pair<long long, std::size_t>> reflected;
+  std::vector<std::pair<int, std::size_t>> reflected;
   for (std::size_t i = 0; i < contacts.size(); ++i)
-    if (const long long at = firstReflectionOf(contacts[i]); at >= 0) reflected.emplace_back(at, first + i);
+    if (contacts[i].firstReflection >= 0) reflected.emplace_back(contacts[i].firstReflection, first + i);
   std::sort(reflected.begin(), reflected.end());
   for (std::size_t rank = 0; rank < reflected.size(); ++rank) marks[reflected[rank].second].order = int(rank + 1);
 }
@@ -94,7 +76,6 @@ void ImpactOverlay::capture(ScenePair& pair) {
   s.valid = true;
   s.time = pair.time();
   s.step = pair.steps();
-  s.orderReported = HasFirstReflection<ContactReport>::value;
   std::vector<ContactMark>& right = s.marks[std::size_t(Side::Propagative)];
   for (const ClusterReport& cluster : pair.lastReport().clusters) {
     const std::size_t first = right.size();

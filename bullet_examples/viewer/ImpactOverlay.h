@@ -49,7 +49,6 @@ struct ImpactSnapshot {
   long step = 0;    ///< substep number.
   std::array<std::vector<ContactMark>, 2> marks;  ///< per Side.
   std::vector<ClusterSummary> clusters;
-  bool orderReported = false;  ///< the plugin's ContactReport carries the reflection order.
   float largestImpulse = 0;    ///< over both worlds: the arrow scale.
 };
 

@@ -127,11 +127,6 @@ void drawImpact(const PanelRect& rect, const ImpactSnapshot& impact) {
       ImGui::TextUnformatted("no impact yet");
     } else {
       ImGui::Text("t %.4f s (substep %ld): %zu cluster(s)", impact.time, impact.step, impact.clusters.size());
-      if (!impact.orderReported) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        ImGui::TextWrapped("(reflection order numbers: not in this plugin's StepReport)");
-        ImGui::PopStyleColor();
-      }
       for (std::size_t i = 0; i < impact.clusters.size() && i < 8; ++i) {
         const ClusterSummary& c = impact.clusters[i];
         const std::string xi = c.xiComputed ? fmt::format("{:.3g} ({})", c.xi, c.xiOrders) : std::string("-");
