@@ -19,6 +19,7 @@ add_library(propimpact_bullet
   src/bullet/Island.cpp
   src/bullet/Components.cpp
   src/bullet/ClusterProblem.cpp
+  src/bullet/ClusterFriction.cpp
   src/bullet/JointRows.cpp
   src/bullet/WriteBack.cpp
   src/bullet/RestingPass.cpp

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ClusterFriction.h"
 #include "ClusterProblem.h"
 #include "Components.h"
 #include "ContactHistory.h"
@@ -22,6 +23,7 @@
 
 namespace propimpact {
 
+using bullet_detail::ClusterFriction;
 using bullet_detail::ClusterProblem;
 using bullet_detail::Components;
 using bullet_detail::ContactHistory;
@@ -33,6 +35,7 @@ struct PropagativeImpactSolver::Impl {
   Island island;
   Components components;
   ClusterProblem cluster;
+  ClusterFriction friction;
   ContactHistory history;
   RestingPass::Buffers restingBuffers;
   ImpactProblem problem;
@@ -95,6 +98,7 @@ void PropagativeImpactSolver::prepareSolve(int numBodies, int numManifolds) {
     m_report.capHits = 0;
     m_report.droppedClusters = 0;
     m_report.restitutionClamped = 0;
+    m_report.frictionClamped = 0;
     m_report.restitutionWarnings.clear();
     m_reportConsumed = false;
   }
@@ -153,6 +157,9 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   } catch (const InputError&) {
     return;  // options are validated once per call; a failure leaves everything to Bullet's pass
   }
+  // Friction during the impact, loaded by its normal impulses (ImpactFriction.h).
+  const bool friction = m_settings.impactFriction;
+  if (friction) m_report.frictionClamped += im.friction.apply(im.island, im.problem, im.options, r);
   ClusterReport* report = nullptr;
   if (m_settings.keepReport && m_report.clusters.size() >= m_settings.reportClusterCap) {
     ++m_report.droppedClusters;  // never read: keep memory bounded, say so
@@ -169,12 +176,13 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
     report->certificate = r.certificate;
     report->capHit = r.capHit;
     report->fallback = r.fallback;
+    if (friction) report->friction = im.friction.result().outcome;
     report->contacts.reserve(static_cast<std::size_t>(im.problem.contactCount()));
   }
   if (r.capHit) ++m_report.capHits;
   noteClampedRestitution();
   bullet_detail::writeBack(im.problem, r, im.cluster.blockBody(), im.island, im.history, resting, report,
-                           im.firstReflection);
+                           im.firstReflection, friction ? &im.friction : nullptr);
 }
 
 // Bullet's combined restitution is a product and may exceed 1 (pinball

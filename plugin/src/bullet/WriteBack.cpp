@@ -51,7 +51,8 @@ ContactReport contactReport(const IslandContact& c, const ImpactResult& r, Scala
 }  // namespace
 
 void writeBack(const ImpactProblem& problem, const ImpactResult& r, const std::vector<int>& blockBody, Island& island,
-               ContactHistory& history, RestingPass& resting, ClusterReport* report, std::vector<int>& firstReflection) {
+               ContactHistory& history, RestingPass& resting, ClusterReport* report, std::vector<int>& firstReflection,
+               const ClusterFriction* friction) {
   writeVelocities(problem, r, blockBody, island, report);
   if (report) {
     firstReflection.assign(static_cast<std::size_t>(problem.contactCount()), -1);
@@ -75,9 +76,16 @@ void writeBack(const ImpactProblem& problem, const ImpactResult& r, const std::v
     // of overlap) still overlaps next step, where Bullet's pass would push it
     // out at erp·depth/dt and add energy.
     history.addImpactedPair(c.objectA, c.objectB);
-    if (report)
-      report->contacts.push_back(contactReport(c, r, problem.contact(c.contact).restitution, separation,
-                                               firstReflection[static_cast<std::size_t>(c.contact)]));
+    if (!report) continue;
+    report->contacts.push_back(contactReport(c, r, problem.contact(c.contact).restitution, separation,
+                                             firstReflection[static_cast<std::size_t>(c.contact)]));
+    if (friction) {
+      ContactReport& cr = report->contacts.back();
+      cr.friction = friction->coefficient(c.contact);
+      const Vector3 t = friction->tangentialImpulse(c.contact);
+      for (int k = 0; k < 3; ++k) cr.tangentialImpulse[k] = t[k];
+      cr.frictionState = friction->state(c.contact);
+    }
   }
 }
 

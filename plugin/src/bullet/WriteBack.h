@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "ClusterFriction.h"
 #include "ContactHistory.h"
 #include "Island.h"
 #include "RestingPass.h"
@@ -20,11 +21,13 @@
 
 namespace propimpact::bullet_detail {
 
-/// Writes one cluster's outcome; \p report may be null (not kept).
-/// \p firstReflection is scratch space for the report's reflection order
-/// (kept by the caller so that a warm step does not allocate).
+/// Writes one cluster's outcome; \p report may be null (not kept), \p friction
+/// null when impact friction is off. \p firstReflection is scratch space for
+/// the report's reflection order (kept by the caller so that a warm step does
+/// not allocate).
 void writeBack(const ImpactProblem& problem, const ImpactResult& result, const std::vector<int>& blockBody, Island& island,
-               ContactHistory& history, RestingPass& resting, ClusterReport* report, std::vector<int>& firstReflection);
+               ContactHistory& history, RestingPass& resting, ClusterReport* report, std::vector<int>& firstReflection,
+               const ClusterFriction* friction = nullptr);
 
 /// Speculative points an impact now drives together must not be stopped
 /// plastically at the surface by Bullet's pass: hidden, so the bodies arrive

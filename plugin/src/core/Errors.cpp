@@ -16,6 +16,7 @@ const char* toString(ErrorCode code) {
     case ErrorCode::DimensionMismatch: return "dimension mismatch";
     case ErrorCode::BadOption: return "bad option";
     case ErrorCode::DependentRows: return "linearly dependent constraint rows";
+    case ErrorCode::BadFriction: return "bad friction coefficient";
   }
   return "unknown error";
 }

@@ -15,10 +15,13 @@ void SolverBodies::build(const ImpactProblem& problem) {
   m_projectorOffset.clear();
   m_anyProjector = false;
   m_dofs = problem.dofCount();
-  if (problem.bilateralCount() == 0)
+  if (problem.bilateralCount() == 0) {
     buildSingleBlocks();
-  else
+    m_inverseMassBase = problem.inverseMassData();
+  } else {
     buildJoinedGroups();
+    m_inverseMassBase = m_inverseMass.data();
+  }
 }
 
 void SolverBodies::buildSingleBlocks() {
@@ -30,9 +33,9 @@ void SolverBodies::buildSingleBlocks() {
     Group g;
     g.offset = layout.velocityOffset;
     g.size = layout.size;
-    g.matrixOffset = static_cast<Index>(m_inverseMass.size());
+    // Without joints a group's M⁻¹_c is its block's M⁻¹: read in place, not copied.
+    g.matrixOffset = layout.matrixOffset;
     const Scalar* source = p.inverseMassData() + layout.matrixOffset;
-    m_inverseMass.insert(m_inverseMass.end(), source, source + layout.size * layout.size);
     m_groupScale[b] = Eigen::Map<const MatrixX>(source, layout.size, layout.size).cwiseAbs().maxCoeff();
     m_blockGroup[b] = static_cast<int>(m_groups.size());
     m_groups.push_back(g);

@@ -66,7 +66,7 @@ class SolverBodies {
   [[nodiscard]] int groupOf(int block) const { return m_blockGroup[static_cast<std::size_t>(block)]; }
   [[nodiscard]] Index offsetInGroup(int block) const { return m_blockOffsetInGroup[static_cast<std::size_t>(block)]; }
   /// M⁻¹_c of group \p g (column-major, size × size).
-  [[nodiscard]] const Scalar* inverseMass(std::size_t g) const { return m_inverseMass.data() + m_groups[g].matrixOffset; }
+  [[nodiscard]] const Scalar* inverseMass(std::size_t g) const { return m_inverseMassBase + m_groups[g].matrixOffset; }
   /// max |M⁻¹| of group \p g before the joints' projection: what "round-off of the metric" is measured against.
   [[nodiscard]] Scalar scale(std::size_t g) const { return m_groupScale[g]; }
   [[nodiscard]] bool anyJoint() const { return m_anyProjector; }
@@ -87,7 +87,8 @@ class SolverBodies {
   std::vector<Group> m_groups;
   std::vector<int> m_blockGroup;
   std::vector<Index> m_blockOffsetInGroup;
-  std::vector<Scalar> m_inverseMass;
+  std::vector<Scalar> m_inverseMass;          // joined groups' M⁻¹_c
+  const Scalar* m_inverseMassBase = nullptr;  // m_inverseMass, or the problem's M⁻¹ without joints
   std::vector<Scalar> m_groupScale;
   // Per joined group, C = M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺B: the part of a velocity that violates the joints.
   std::vector<Scalar> m_constraintProjector;

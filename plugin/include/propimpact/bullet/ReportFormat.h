@@ -19,6 +19,8 @@ struct fmt::formatter<propimpact::ClusterReport> {
                               c.energyAfter, c.restitution, propimpact::toString(c.certificate));
     if (c.xiComputed) out = fmt::format_to(out, ", xi {:.3g} over {}", c.xi, propimpact::toString(c.xiOrders));
     if (c.capHit) out = fmt::format_to(out, ", CAP HIT, fallback {}", propimpact::toString(c.fallback));
+    if (c.friction != propimpact::FrictionOutcome::NotNeeded)
+      out = fmt::format_to(out, ", friction {}", propimpact::toString(c.friction));
     return fmt::format_to(out, ")");
   }
 };
@@ -33,6 +35,8 @@ struct fmt::formatter<propimpact::StepReport> {
     if (r.droppedClusters > 0) out = fmt::format_to(out, ", {} clusters dropped (report not read)", r.droppedClusters);
     if (r.restitutionClamped > 0)
       out = fmt::format_to(out, ", {} contacts with restitution outside [0, 1] clamped", r.restitutionClamped);
+    if (r.frictionClamped > 0)
+      out = fmt::format_to(out, ", {} contacts with NaN or negative friction taken as 0", r.frictionClamped);
     for (const auto& w : r.restitutionWarnings)
       out = fmt::format_to(out, ", restitution {:.3g} of pair {} / {} clamped to [0, 1]", w.combined,
                            static_cast<const void*>(w.bodyA), static_cast<const void*>(w.bodyB));

@@ -38,6 +38,18 @@ struct SolverSettings {
   double restingFactor = 1.0;
   /// Absolute floor of the Zeno threshold (m/s); zero gravity uses only this.
   double restingFloor = 1e-9;
+  /// Coulomb friction during impacts (issue 18; the model, its guarantees and
+  /// limits are in propimpact/core/ImpactFriction.h). On: after a cluster's
+  /// normal impulses are known, each impact contact gets a tangential impulse
+  /// within the cone |λ_t| ≤ μ (λ_n + δ), μ = m_combinedFriction, opposing the
+  /// slip, never adding kinetic energy, every touching contact still feasible
+  /// (a box's corner may need an extra normal impulse δ; reported). A NaN,
+  /// infinite or negative μ is clamped to 0 and counted
+  /// (StepReport::frictionClamped). Off: impacts are frictionless, as in the
+  /// papers, bit for bit what the solver did before; an impact contact that
+  /// separates then gets no friction at all (Bullet's pass never sees it).
+  /// Friction at resting contact is Bullet's in both cases.
+  bool impactFriction = false;
   /// Accumulate per-cluster reports (bodies, contacts, impulses).
   bool keepReport = true;
   /// At most this many clusters are kept until the report is read (one read

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "propimpact/core/ImpactFriction.h"
 #include "propimpact/core/ImpactResult.h"
 
 class btCollisionObject;
@@ -30,6 +31,10 @@ struct ContactReport {
   /// reflection of the cluster, 1 for the second, ...; −1 if it was never
   /// reflected (reached only by the plastic outcome, or a merged duplicate).
   int firstReflection = -1;
+  // With SolverSettings::impactFriction (zero / None otherwise):
+  double friction = 0;                      ///< μ used (m_combinedFriction, clamped to >= 0).
+  double tangentialImpulse[3] = {0, 0, 0};  ///< friction impulse on body A (N·s, world), ⟂ normal.
+  FrictionState frictionState = FrictionState::None;  ///< stuck (slip stopped) or slipping at the cone's bound.
 };
 
 /// One impact cluster: the contacts an impact propagated through.
@@ -47,6 +52,7 @@ struct ClusterReport {
   UniquenessCertificate certificate = UniquenessCertificate::None;  ///< why the outcome is order independent.
   bool capHit = false;                      ///< reflection cap reached.
   Fallback fallback = Fallback::None;       ///< what ran instead.
+  FrictionOutcome friction = FrictionOutcome::NotNeeded;  ///< impact friction: which version stands (ImpactFriction.h).
 };
 
 /// A body that was left out of the impact treatment, and why.
@@ -74,6 +80,9 @@ struct StepReport {
   /// multiplies the bodies' coefficients, so 1.5 × 1.5 = 2.25): clamped to
   /// [0, 1], never super-elastic. Counted per contact and impact.
   std::int64_t restitutionClamped = 0;
+  /// Impact contacts whose m_combinedFriction was NaN, infinite or negative:
+  /// taken as 0 (SolverSettings::impactFriction). Counted per contact and impact.
+  std::int64_t frictionClamped = 0;
   /// The first clamped contact of each body pair, once per pair for the solver's lifetime.
   std::vector<RestitutionWarning> restitutionWarnings;
 };

@@ -23,6 +23,7 @@ enum class ErrorCode {
   DimensionMismatch,       ///< Sizes of matrices and vectors disagree.
   BadOption,               ///< A resolver option outside its documented range.
   DependentRows,           ///< Constraint rows linearly dependent where independence is required (resolveInert).
+  BadFriction,             ///< Friction coefficient negative, NaN or infinite, or a second entry for one contact.
 };
 
 /// Human-readable name of an error code.

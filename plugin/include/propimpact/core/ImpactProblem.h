@@ -104,7 +104,7 @@ class ImpactProblem {
 
   /// Number of blocks / dofs / contacts / bilateral rows.
   [[nodiscard]] int blockCount() const { return static_cast<int>(m_blocks.size()); }
-  [[nodiscard]] Index dofCount() const { return static_cast<Index>(m_velocity.size()); }
+  [[nodiscard]] Index dofCount() const { return m_dofs; }
   [[nodiscard]] int contactCount() const { return static_cast<int>(m_contacts.size()); }
   [[nodiscard]] int bilateralCount() const { return static_cast<int>(m_bilaterals.size()); }
 
@@ -132,6 +132,9 @@ class ImpactProblem {
 
  private:
   int addBlock(Index size);
+  Index appendCoefficients(const Scalar* coefficients, Index count);
+  void checkContactData(Scalar restitution, Scalar bias) const;
+  int pushContact(RowLayout row, Scalar restitution, Scalar bias, std::uint64_t canonicalKey);
   RowLayout makeRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
                     const Eigen::Ref<const VectorX>& coefficientsB, const char* what);
 
@@ -142,6 +145,12 @@ class ImpactProblem {
   std::vector<RowLayout> m_contacts;
   std::vector<RowLayout> m_bilaterals;
   std::vector<Scalar> m_rowCoefficients;
+  // Used lengths of the flat arrays. The vectors only grow (clear() keeps
+  // them), so a rebuilt problem writes its entries without zero-filling them
+  // first: the fill was 14 % of the core chain's instructions (callgrind).
+  Index m_dofs = 0;
+  Index m_matrixEntries = 0;
+  Index m_rowEntries = 0;
 };
 
 }  // namespace propimpact

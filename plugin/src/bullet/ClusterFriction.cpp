@@ -1,0 +1,75 @@
+#include "ClusterFriction.h"
+
+#include <cmath>
+
+#include "Conversions.h"
+#include "propimpact/core/Errors.h"
+
+namespace propimpact::bullet_detail {
+namespace {
+
+Vector3 pointVelocity(const btCollisionObject* object, const Vector3& offset) {
+  const btRigidBody* rb = btRigidBody::upcast(object);
+  if (!rb) return Vector3::Zero();
+  return toEigen(rb->getLinearVelocity()) + toEigen(rb->getAngularVelocity()).cross(offset);
+}
+
+}  // namespace
+
+std::int64_t ClusterFriction::apply(const Island& island, const ImpactProblem& problem, const ResolveOptions& options,
+                                    ImpactResult& result) {
+  const auto count = static_cast<std::size_t>(problem.contactCount());
+  m_rows.clear();
+  m_entryOf.assign(count, -1);
+  m_tangents.assign(2 * count, Vector3::Zero());
+  m_mu.assign(count, 0);
+  std::int64_t clamped = 0;
+  const auto blockOf = [&](int body) { return body >= 0 ? island.bodies[static_cast<std::size_t>(body)].block : kNoBlock; };
+  for (const IslandContact& c : island.contacts) {
+    if (c.contact < 0) continue;
+    const auto at = static_cast<std::size_t>(c.contact);
+    Scalar mu = c.point->m_combinedFriction;
+    if (!std::isfinite(mu) || mu < 0) {
+      mu = 0;  // documented clamp (SolverSettings::impactFriction), counted in StepReport::frictionClamped
+      ++clamped;
+    }
+    m_mu[at] = mu;
+    if (mu == 0) continue;
+    const Vector3 t1 = c.normal.unitOrthogonal();
+    const Vector3 t2 = c.normal.cross(t1);
+    m_tangents[2 * at] = t1;
+    m_tangents[2 * at + 1] = t2;
+    // A kinematic partner's motion enters the tangent rows as constants, as it
+    // enters the normal row (Island::classify).
+    const Vector3 still = (c.bodyA < 0 ? pointVelocity(c.objectA, c.offsetA) : Vector3::Zero()) -
+                          (c.bodyB < 0 ? pointVelocity(c.objectB, c.offsetB) : Vector3::Zero());
+    try {
+      m_rows.addRigid(problem, c.contact, blockOf(c.bodyA), blockOf(c.bodyB), mu, t1, t2, c.offsetA, c.offsetB,
+                      Eigen::Vector2d(t1.dot(still), t2.dot(still)));
+      m_entryOf[at] = m_rows.size() - 1;
+    } catch (const InputError&) {
+      m_mu[at] = 0;  // not expected: the contact row was accepted with the same data
+    }
+  }
+  try {
+    m_stage.apply(problem, m_rows, options, FrictionOptions{}, result, m_result);
+  } catch (const InputError&) {
+    m_result.outcome = FrictionOutcome::Reverted;  // options only; the frictionless outcome stands
+    m_entryOf.assign(count, -1);
+  }
+  return clamped;
+}
+
+Vector3 ClusterFriction::tangentialImpulse(int contact) const {
+  const int k = m_entryOf[static_cast<std::size_t>(contact)];
+  if (k < 0) return Vector3::Zero();
+  const Eigen::Vector2d& t = m_result.tangentialImpulse[static_cast<std::size_t>(k)];
+  return t[0] * m_tangents[2 * static_cast<std::size_t>(contact)] + t[1] * m_tangents[2 * static_cast<std::size_t>(contact) + 1];
+}
+
+FrictionState ClusterFriction::state(int contact) const {
+  const int k = m_entryOf[static_cast<std::size_t>(contact)];
+  return k < 0 ? FrictionState::None : m_result.state[static_cast<std::size_t>(k)];
+}
+
+}  // namespace propimpact::bullet_detail

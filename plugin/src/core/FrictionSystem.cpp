@@ -1,0 +1,227 @@
+#include "FrictionSystem.h"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+
+namespace propimpact::detail {
+
+Eigen::Vector2d minimiseOnDisc(const Eigen::Matrix2d& K, const Eigen::Vector2d& h, Scalar radius) {
+  if (!(radius > 0) || h.isZero(0)) return Eigen::Vector2d::Zero();
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> eigen;
+  eigen.computeDirect(K);
+  const Eigen::Matrix2d& Q = eigen.eigenvectors();
+  const Eigen::Vector2d kappa = eigen.eigenvalues().cwiseMax(0);  // ascending; negative only by round-off
+  const Eigen::Vector2d hp = Q.transpose() * h;
+  const Scalar tiny = 1e-14 * kappa[1];
+  // x(ν) = −(K + νI)⁻¹ h in the eigenbasis; a direction K does not see and h
+  // does not push along stays at zero (the trust-region "hard case" is then
+  // not hard: that component does not change the objective).
+  const auto at = [&](Scalar nu) {
+    Eigen::Vector2d x;
+    for (int j = 0; j < 2; ++j) x[j] = hp[j] == 0 ? 0 : -hp[j] / (kappa[j] + nu);
+    return x;
+  };
+  if (kappa[0] > tiny) {
+    const Eigen::Vector2d inside = at(0);
+    if (inside.norm() <= radius) return Q * inside;
+  }
+  // On the boundary: ||x(ν)|| = radius for one ν > 0. Newton on the secular
+  // equation φ(ν) = 1/||x(ν)|| − 1/radius (concave and increasing) from a ν
+  // left of the root — at ν = ||h||/radius − κ_max, ||x|| ≥ radius — converges
+  // monotonically, without overshoot (Moré & Sorensen).
+  Scalar nu = std::max<Scalar>(0, h.norm() / radius - kappa[1]);
+  for (int k = 0; k < 100; ++k) {
+    Scalar squared = 0;
+    Scalar slope = 0;
+    for (int j = 0; j < 2; ++j) {
+      const Scalar q = hp[j] == 0 ? 0 : hp[j] / (kappa[j] + nu);
+      squared += q * q;
+      slope += hp[j] == 0 ? 0 : q * q / (kappa[j] + nu);
+    }
+    const Scalar norm = std::sqrt(squared);
+    const Scalar step = (1 / radius - 1 / norm) * norm * squared / slope;
+    if (!(step > 1e-15 * nu) || !std::isfinite(step)) break;
+    nu += step;
+  }
+  Eigen::Vector2d x = at(nu);
+  if (x.norm() > radius) x *= radius / x.norm();  // round-off: stay inside
+  return Q * x;
+}
+
+int FrictionSystem::addRow(const SolverBodies& bodies, const Scalar* coefficients[2], const int blocks[2], Scalar bias,
+                           const std::vector<Scalar>& constant) {
+  FrictionRow row;
+  row.bias = bias;
+  int groups[2] = {-1, -1};
+  Scalar reference = 0;
+  for (int t = 0; t < 2; ++t) {
+    if (blocks[t] == kNoBlock) continue;
+    const int g = bodies.groupOf(blocks[t]);
+    const Group& group = bodies.groups()[static_cast<std::size_t>(g)];
+    int term = row.termCount;
+    if (row.termCount == 1 && groups[0] == g) {
+      term = 0;  // both blocks in one joined group: one term
+    } else {
+      groups[row.termCount] = g;
+      row.offset[term] = static_cast<Index>(m_coefficients.size());
+      row.velocityOffset[term] = group.offset;
+      row.size[term] = group.size;
+      m_coefficients.resize(m_coefficients.size() + static_cast<std::size_t>(group.size), 0);
+      ++row.termCount;
+    }
+    const Index size = bodies.problem().block(blocks[t]).size;
+    const Index at = row.offset[term] + bodies.offsetInGroup(blocks[t]);
+    Scalar squared = 0;
+    for (Index k = 0; k < size; ++k) {
+      m_coefficients[static_cast<std::size_t>(at + k)] += coefficients[t][k];
+      squared += coefficients[t][k] * coefficients[t][k];
+    }
+    reference += squared * bodies.scale(static_cast<std::size_t>(g));
+  }
+  m_w.resize(m_coefficients.size(), 0);
+  for (int t = 0; t < row.termCount; ++t) {
+    const Eigen::Map<const VectorX> c(m_coefficients.data() + row.offset[t], row.size[t]);
+    const Eigen::Map<const MatrixX> minv(bodies.inverseMass(static_cast<std::size_t>(groups[t])), row.size[t], row.size[t]);
+    Eigen::Map<VectorX> w(m_w.data() + row.offset[t], row.size[t]);
+    w.noalias() = minv * c;
+    row.d += c.dot(w);
+    if (!constant.empty()) row.bias += c.dot(Eigen::Map<const VectorX>(constant.data() + row.velocityOffset[t], row.size[t]));
+  }
+  // No admissible motion moves the row (a locked axis, a planar problem's
+  // missing tangent): it can take no impulse.
+  if (!(row.d > kMetricNoise * reference)) row.d = 0;
+  m_rows.push_back(row);
+  return static_cast<int>(m_rows.size()) - 1;
+}
+
+int FrictionSystem::build(const SolverBodies& bodies, const FrictionRows& friction, const ImpactResult& result,
+                          const std::vector<Scalar>& constant) {
+  const ImpactProblem& problem = bodies.problem();
+  m_rows.clear();
+  m_blocks.clear();
+  m_coefficients.clear();
+  m_w.clear();
+  m_normalCount = problem.contactCount();
+  for (int c = 0; c < m_normalCount; ++c) {
+    const RowLayout& layout = problem.contact(c);
+    const Scalar* coefficients[2] = {problem.rowData() + layout.terms[0].coefficientOffset,
+                                     problem.rowData() + layout.terms[1].coefficientOffset};
+    const int blocks[2] = {layout.terms[0].block, layout.terms[1].block};
+    addRow(bodies, coefficients, blocks, layout.bias, constant);
+  }
+  m_blockOf.assign(static_cast<std::size_t>(m_normalCount), -1);
+  for (int k = 0; k < friction.size(); ++k) {
+    const FrictionRows::Entry& e = friction.entry(k);
+    const auto c = static_cast<std::size_t>(e.contact);
+    if (!(e.mu > 0) || e.contact >= m_normalCount || !result.inCluster[c] || m_rows[c].d == 0) continue;
+    const RowLayout& layout = problem.contact(e.contact);
+    const int blocks[2] = {layout.terms[0].block, layout.terms[1].block};
+    FrictionBlock b;
+    b.entry = k;
+    b.contact = e.contact;
+    b.mu = e.mu;
+    b.normalImpulse = std::max<Scalar>(0, result.impulses[e.contact]);
+    for (int r = 0; r < 2; ++r) {
+      const Scalar* coefficients[2] = {nullptr, nullptr};
+      for (int t = 0; t < 2; ++t)
+        if (blocks[t] != kNoBlock) coefficients[t] = friction.coefficients(k, t, r, problem.block(blocks[t]).size);
+      b.rows[r] = addRow(bodies, coefficients, blocks, e.bias[r], constant);
+    }
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) {
+        const FrictionRow& ri = m_rows[static_cast<std::size_t>(b.rows[i])];
+        const FrictionRow& rj = m_rows[static_cast<std::size_t>(b.rows[j])];
+        Scalar value = 0;
+        if (ri.d > 0 && rj.d > 0)
+          for (int t = 0; t < ri.termCount; ++t)
+            value += Eigen::Map<const VectorX>(m_coefficients.data() + ri.offset[t], ri.size[t])
+                         .dot(Eigen::Map<const VectorX>(m_w.data() + rj.offset[t], rj.size[t]));
+        b.K(i, j) = value;
+      }
+    b.K = 0.5 * (b.K + b.K.transpose()).eval();
+    if (b.K.isZero(0)) continue;
+    m_blockOf[c] = static_cast<int>(m_blocks.size());
+    m_blocks.push_back(b);
+  }
+  m_impulse.assign(m_rows.size(), 0);
+  return static_cast<int>(m_blocks.size());
+}
+
+Scalar FrictionSystem::velocity(int r, const Scalar* v) const {
+  const FrictionRow& row = m_rows[static_cast<std::size_t>(r)];
+  Scalar value = row.bias;
+  for (int t = 0; t < row.termCount; ++t)
+    value += Eigen::Map<const VectorX>(m_coefficients.data() + row.offset[t], row.size[t])
+                 .dot(Eigen::Map<const VectorX>(v + row.velocityOffset[t], row.size[t]));
+  return value;
+}
+
+void FrictionSystem::applyImpulse(int r, Scalar lambda, Scalar* v) const {
+  const FrictionRow& row = m_rows[static_cast<std::size_t>(r)];
+  for (int t = 0; t < row.termCount; ++t)
+    Eigen::Map<VectorX>(v + row.velocityOffset[t], row.size[t]) +=
+        lambda * Eigen::Map<const VectorX>(m_w.data() + row.offset[t], row.size[t]);
+}
+
+// Exact minimisation over the block's disc of radius μ(λ_n + δ); skipped when
+// round-off would make it no descent. Returns the velocity change it made.
+Scalar FrictionSystem::updateBlock(FrictionBlock& b, Scalar* v) {
+  const auto r0 = static_cast<std::size_t>(b.rows[0]);
+  const auto r1 = static_cast<std::size_t>(b.rows[1]);
+  const Eigen::Vector2d g(m_rows[r0].d > 0 ? velocity(b.rows[0], v) : 0, m_rows[r1].d > 0 ? velocity(b.rows[1], v) : 0);
+  const Eigen::Vector2d old(m_impulse[r0], m_impulse[r1]);
+  const Scalar radius = b.mu * (b.normalImpulse + m_impulse[static_cast<std::size_t>(b.contact)]);
+  const Eigen::Vector2d x = minimiseOnDisc(b.K, g - b.K * old, radius);
+  const Eigen::Vector2d step = x - old;
+  const Scalar curvature = step.dot(b.K * step);
+  if (!(0.5 * curvature + g.dot(step) < 0)) return 0;
+  if (m_rows[r0].d > 0) applyImpulse(b.rows[0], step[0], v);
+  if (m_rows[r1].d > 0) applyImpulse(b.rows[1], step[1], v);
+  m_impulse[r0] = x[0];
+  m_impulse[r1] = x[1];
+  return std::sqrt(std::max<Scalar>(curvature, 0));
+}
+
+// δ ← max(δ_min, δ + (s − J v − b)/d): exact minimisation along the normal row,
+// δ_min keeping the block's tangential impulse inside the cone.
+Scalar FrictionSystem::updateNormal(int contact, Scalar target, Scalar* v) {
+  const FrictionRow& row = m_rows[static_cast<std::size_t>(contact)];
+  if (row.d == 0) return 0;
+  Scalar& delta = m_impulse[static_cast<std::size_t>(contact)];
+  Scalar lowest = 0;
+  if (const int k = m_blockOf[static_cast<std::size_t>(contact)]; k >= 0) {
+    const FrictionBlock& b = m_blocks[static_cast<std::size_t>(k)];
+    const Eigen::Vector2d t(m_impulse[static_cast<std::size_t>(b.rows[0])], m_impulse[static_cast<std::size_t>(b.rows[1])]);
+    lowest = std::max<Scalar>(0, t.norm() / b.mu - b.normalImpulse);
+  }
+  const Scalar next = std::max(lowest, delta + (target - velocity(contact, v)) / row.d);
+  const Scalar step = next - delta;
+  if (step == 0) return 0;
+  applyImpulse(contact, step, v);
+  delta = next;
+  return std::abs(step) * std::sqrt(row.d);
+}
+
+int FrictionSystem::solve(const std::vector<Scalar>& targets, const FrictionOptions& options, Scalar scale, Scalar* v) {
+  std::fill(m_impulse.begin(), m_impulse.end(), 0);
+  const Scalar tolerance = options.tolerance * scale;
+  for (int sweep = 1; sweep <= options.sweepCap; ++sweep) {
+    Scalar change = 0;
+    for (FrictionBlock& b : m_blocks) change = std::max(change, updateBlock(b, v));
+    for (int c = 0; c < m_normalCount; ++c) change = std::max(change, updateNormal(c, targets[static_cast<std::size_t>(c)], v));
+    if (change <= tolerance) return sweep;
+  }
+  // Not converged: the tangential impulses stay, and the normal rows alone
+  // (a convex problem in δ whose Gauss–Seidel converges) are swept until they
+  // meet their targets, so the verification judges a feasible point whenever
+  // one is reachable by normal impulses. Each update is still a descent.
+  for (int sweep = 1; sweep <= options.sweepCap; ++sweep) {
+    Scalar change = 0;
+    for (int c = 0; c < m_normalCount; ++c) change = std::max(change, updateNormal(c, targets[static_cast<std::size_t>(c)], v));
+    if (change <= tolerance) break;
+  }
+  return options.sweepCap;
+}
+
+}  // namespace propimpact::detail

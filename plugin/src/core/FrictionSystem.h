@@ -1,0 +1,89 @@
+#pragma once
+// Stage "impact friction", its data: the normal and tangent rows in the
+// impact's metric (M⁻¹_c of SolverBodies, so joints stay satisfied), and the
+// block Gauss–Seidel of ImpactFriction.h over them.
+//
+// A row stores its coefficients c and w = M⁻¹_c cᵀ per metric group, so that
+// a relative velocity is one dot product and an impulse one axpy (as the
+// contact rows of the propagation). Normal rows: one per problem contact.
+// Friction blocks: two tangent rows per contact with friction, with their
+// 2 × 2 block K = T M⁻¹_c Tᵀ.
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "SolverBodies.h"
+#include "propimpact/core/ImpactFriction.h"
+#include "propimpact/core/Types.h"
+
+namespace propimpact::detail {
+
+/// One row over at most two metric groups.
+struct FrictionRow {
+  Index offset[2] = {0, 0};          ///< into coefficient and w storage.
+  Index velocityOffset[2] = {0, 0};  ///< the group's first internal velocity component.
+  Index size[2] = {0, 0};            ///< the group's dofs.
+  int termCount = 0;
+  Scalar bias = 0;  ///< constant term of J v + b.
+  Scalar d = 0;     ///< J M⁻¹_c Jᵀ; 0 for a row no admissible motion moves.
+};
+
+/// A contact's friction: its tangent rows and their block.
+struct FrictionBlock {
+  int entry = 0;          ///< FrictionRows entry.
+  int contact = 0;        ///< problem contact (its normal row has the same index).
+  int rows[2] = {0, 0};   ///< tangent rows.
+  Scalar mu = 0;
+  Scalar normalImpulse = 0;  ///< λ_n of the impact (fixed).
+  Eigen::Matrix2d K = Eigen::Matrix2d::Zero();
+};
+
+/// Rows, blocks and one attempt's impulses.
+class FrictionSystem {
+ public:
+  /// Builds rows for every contact of the problem and tangent blocks for the
+  /// entries with μ > 0 whose contact took part in the impact. \p constant is
+  /// the joint-violating velocity (internal order) entering every row as a
+  /// constant, or empty. Returns the number of blocks.
+  int build(const SolverBodies& bodies, const FrictionRows& friction, const ImpactResult& result,
+            const std::vector<Scalar>& constant);
+
+  /// One attempt from zero impulses at internal velocity \p v (updated) with
+  /// normal targets \p targets (one per contact). Returns the sweeps run.
+  int solve(const std::vector<Scalar>& targets, const FrictionOptions& options, Scalar scale, Scalar* v);
+
+  /// J_r v + b_r.
+  [[nodiscard]] Scalar velocity(int r, const Scalar* v) const;
+  /// v += λ M⁻¹_c J_rᵀ.
+  void applyImpulse(int r, Scalar lambda, Scalar* v) const;
+
+  [[nodiscard]] int normalCount() const { return m_normalCount; }
+  [[nodiscard]] int rowCount() const { return static_cast<int>(m_rows.size()); }
+  [[nodiscard]] const FrictionRow& row(int r) const { return m_rows[static_cast<std::size_t>(r)]; }
+  [[nodiscard]] const std::vector<FrictionBlock>& blocks() const { return m_blocks; }
+  /// Impulse of row r in the last attempt (normal rows: δ; tangent rows: λ_t).
+  [[nodiscard]] Scalar impulse(int r) const { return m_impulse[static_cast<std::size_t>(r)]; }
+  /// Friction block of contact c, or −1.
+  [[nodiscard]] int blockOf(int contact) const { return m_blockOf[static_cast<std::size_t>(contact)]; }
+
+ private:
+  int addRow(const SolverBodies& bodies, const Scalar* coefficients[2], const int blocks[2], Scalar bias,
+             const std::vector<Scalar>& constant);
+  Scalar updateBlock(FrictionBlock& b, Scalar* v);
+  Scalar updateNormal(int contact, Scalar target, Scalar* v);
+
+  std::vector<FrictionRow> m_rows;
+  std::vector<FrictionBlock> m_blocks;
+  std::vector<int> m_blockOf;
+  std::vector<Scalar> m_coefficients;
+  std::vector<Scalar> m_w;
+  std::vector<Scalar> m_impulse;
+  std::vector<Scalar> m_groupRow;  // one group-size row being assembled
+  int m_normalCount = 0;
+};
+
+/// argmin ½ xᵀ K x + hᵀ x over ||x||₂ ≤ radius, K symmetric positive
+/// semidefinite (the 2 × 2 trust-region problem, to round-off).
+[[nodiscard]] Eigen::Vector2d minimiseOnDisc(const Eigen::Matrix2d& K, const Eigen::Vector2d& h, Scalar radius);
+
+}  // namespace propimpact::detail
