@@ -8,7 +8,7 @@
 #include <propimpact/scenes/Scenes.h>
 
 #include "Studies.h"
-#include "WorldFile.h"
+#include <propimpact/scenes/WorldFile.h>
 
 namespace propimpact::compare {
 namespace {
@@ -105,7 +105,7 @@ std::string exportScene(const ExportOptions& options) {
   scenes::World world("bullet-si");
   const bool cradleLike = options.scene == "cradle" || options.scene == "hanging-cradle" || options.scene == "chain";
   const std::string what = cradleLike ? buildCradles(world, options) : buildOthers(world, options);
-  writeWorldFile(world.dynamics(), options.output);
+  scenes::writeWorldFile(world.dynamics(), options.output);
   return what;
 }
 

@@ -90,7 +90,7 @@ struct WorldOptions {
   std::vector<std::string> checkSolvers{"propagative"}; ///< solvers --check checks.
   bool quiet = false;                      ///< no summary on stderr.
 };
-/// Runs the replay. Throws BadWorldFile (WorldFile.h) for a file it cannot replay.
+/// Runs the replay. Throws scenes::BadWorldFile (propimpact/scenes/WorldFile.h) for a file it cannot replay.
 [[nodiscard]] StudyOutput runWorld(const WorldOptions& options);
 
 /// Scene export: one scene of the shared library written as a `.bullet` file.

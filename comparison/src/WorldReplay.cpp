@@ -13,7 +13,7 @@
 #include <propimpact/scenes/Solvers.h>
 
 #include "Studies.h"
-#include "WorldFile.h"
+#include <propimpact/scenes/WorldFile.h>
 
 namespace propimpact::compare {
 namespace {
@@ -98,7 +98,7 @@ double relativeDrift(double energy, double energy0) {
 }
 
 SolverRun runSolver(const std::string& solver, const WorldOptions& options, Table& table) {
-  LoadedWorld loaded(options.file, solver);
+  scenes::LoadedWorld loaded(options.file, solver);
   SolverRun run{solver};
   run.doubleFile = loaded.doublePrecisionFile();
   run.gravityFromFile = loaded.gravityFromFile();

@@ -13,7 +13,7 @@
 
 #include "RobotCommands.h"
 #include "Studies.h"
-#include "WorldFile.h"
+#include <propimpact/scenes/WorldFile.h>
 #include "WorldPlot.h"
 
 namespace {
@@ -110,7 +110,7 @@ CLI::App* addExportCommand(CLI::App& app, ExportOptions& exported) {
 }
 
 int runWorldCommand(const WorldOptions& world, const WorldFlags& flags) {
-  if (!haveWorldImporter()) {
+  if (!propimpact::scenes::haveWorldImporter()) {
     fmt::print(stderr, "propimpact-compare: world: this build has no Bullet importer (libbullet-extras-dev for "
                        "{}-precision Bullet); install it and reconfigure\n",
                sizeof(btScalar) == 8 ? "double" : "single");

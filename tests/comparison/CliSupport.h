@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -13,8 +14,12 @@
 
 namespace propimpact::compare::cli {
 
-/// A scratch path for \p name in the test's temporary directory.
-inline std::string tempPath(const std::string& name) { return ::testing::TempDir() + "propimpact_compare_" + name; }
+/// A scratch path for \p name in the test's temporary directory. The process
+/// id keeps apart tests that ctest -j runs at once (each in its own process)
+/// and other checkouts' runs sharing /tmp: they raced on stderr.txt.
+inline std::string tempPath(const std::string& name) {
+  return ::testing::TempDir() + fmt::format("propimpact_compare_{}_{}", getpid(), name);
+}
 
 /// The whole content of \p path ("" when missing).
 inline std::string slurp(const std::string& path) {

@@ -1,4 +1,4 @@
-#include "WorldFile.h"
+#include "propimpact/scenes/WorldFile.h"
 
 #include <fmt/format.h>
 #include <LinearMath/btSerializer.h>
@@ -13,7 +13,7 @@
 #include <fstream>
 #include <limits>
 
-#include <propimpact/scenes/Solvers.h>
+#include "propimpact/scenes/Solvers.h"
 
 #if PROPIMPACT_HAVE_WORLD_IMPORTER
 #include <BulletFileLoader/btBulletFile.h>
@@ -23,7 +23,7 @@
 #include <unistd.h>
 #endif
 
-namespace propimpact::compare {
+namespace propimpact::scenes {
 
 void writeWorldFile(btDiscreteDynamicsWorld& world, const std::string& path) {
   btDefaultSerializer serializer;
@@ -236,7 +236,7 @@ bool importSurvives(const std::vector<char>& bytes, std::string& why) {
       dup2(null, STDERR_FILENO);
     }
     alarm(kProbeSeconds);
-    scenes::World world("bullet-si");
+    World world("bullet-si");
     ImportState in{bytes, nullptr, nullptr};
     _exit(importInto(in, world.dynamics()).empty() ? kProbeImported : kProbeRefused);
   }
@@ -258,7 +258,7 @@ void restoreAll(const bParse::btBulletFile& file, const std::vector<btRigidBody*
 }  // namespace
 
 LoadedWorld::LoadedWorld(const std::string& path, const std::string& solverName)
-    : m_world(std::make_unique<scenes::World>(solverName)), m_importer(std::make_unique<ImportState>()) {
+    : m_world(std::make_unique<World>(solverName)), m_importer(std::make_unique<ImportState>()) {
   m_importer->bytes = readFile(path);
   checkHeader(m_importer->bytes, path);
   checkChunks(m_importer->bytes, path);
@@ -289,7 +289,7 @@ LoadedWorld::LoadedWorld(const std::string& path, const std::string& solverName)
   for (const btRigidBody* body : m_bodies) dynamic = dynamic || body->getInvMass() > 0;
   if (!dynamic) throw BadWorldFile(fmt::format("{}: the world has no dynamic body", path));
   // The importer took the file's solver settings; a solver that needs its own keeps them.
-  scenes::applySolverInfo(solverName, dynamics.getSolverInfo());
+  applySolverInfo(solverName, dynamics.getSolverInfo());
 }
 
 LoadedWorld::~LoadedWorld() = default;
@@ -311,4 +311,4 @@ LoadedWorld::~LoadedWorld() = default;
 
 #endif
 
-}  // namespace propimpact::compare
+}  // namespace propimpact::scenes

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include <propimpact/scenes/World.h>
+#include "propimpact/scenes/World.h"
 
-namespace propimpact::compare {
+namespace propimpact::scenes {
 
 /// A file that cannot be replayed: missing, not a Bullet file, truncated,
 /// no dynamic body, or holding a shape or constraint the importer cannot
@@ -46,7 +46,7 @@ class LoadedWorld {
   LoadedWorld& operator=(const LoadedWorld&) = delete;
 
   /// The world (its bodies() list is empty: use rigidBodies()).
-  [[nodiscard]] scenes::World& world() { return *m_world; }
+  [[nodiscard]] World& world() { return *m_world; }
   /// The imported rigid bodies in file record order.
   [[nodiscard]] const std::vector<btRigidBody*>& rigidBodies() const { return m_bodies; }
   /// True when the file stored a double-precision world ("BULLETd").
@@ -56,7 +56,7 @@ class LoadedWorld {
   [[nodiscard]] bool gravityFromFile() const { return m_gravityFromFile; }
 
  private:
-  std::unique_ptr<scenes::World> m_world;
+  std::unique_ptr<World> m_world;
   std::unique_ptr<ImportState> m_importer;  // after m_world: freed first, detaching its bodies
   std::vector<btRigidBody*> m_bodies;
   bool m_doubleFile = false;
@@ -68,4 +68,4 @@ class LoadedWorld {
 /// btDefaultSerializer. Throws std::runtime_error when the file cannot be written.
 void writeWorldFile(btDiscreteDynamicsWorld& world, const std::string& path);
 
-}  // namespace propimpact::compare
+}  // namespace propimpact::scenes
