@@ -1,6 +1,7 @@
 #include "ScenePair.h"
 
 #include <propimpact/scenes/Scenes.h>
+#include <propimpact/scenes/World.h>
 
 #include <chrono>
 
@@ -34,13 +35,7 @@ double totalEnergy(const btDiscreteDynamicsWorld& world) {
     const btRigidBody* body = btRigidBody::upcast(objects[i]);
     if (!body || body->getInvMass() <= 0) continue;
     const double mass = 1.0 / double(body->getInvMass());
-    const btVector3 localW = body->getAngularVelocity() * body->getWorldTransform().getBasis();
-    const btVector3& inverseInertia = body->getInvInertiaDiagLocal();
-    double rotational = 0;
-    for (int k = 0; k < 3; ++k)
-      if (inverseInertia[k] > 0) rotational += double(localW[k]) * double(localW[k]) / double(inverseInertia[k]);
-    total += 0.5 * mass * double(body->getLinearVelocity().length2()) + 0.5 * rotational -
-             mass * double(body->getGravity().dot(body->getCenterOfMassPosition()));
+    total += scenes::kineticEnergy(*body) - mass * double(body->getGravity().dot(body->getCenterOfMassPosition()));
   }
   return total;
 }

@@ -11,6 +11,7 @@
 
 #include <propimpact/bullet/PropagativeImpactSolver.h>
 #include <propimpact/scenes/Solvers.h>
+#include <propimpact/scenes/World.h>
 
 #include "Studies.h"
 #include <propimpact/scenes/WorldFile.h>
@@ -33,12 +34,7 @@ Energy energyOf(const std::vector<btRigidBody*>& bodies) {
   for (const btRigidBody* body : bodies) {
     if (body->getInvMass() <= 0) continue;
     const double mass = 1.0 / double(body->getInvMass());
-    const btVector3 localW = body->getAngularVelocity() * body->getWorldTransform().getBasis();
-    const btVector3& inverseInertia = body->getInvInertiaDiagLocal();
-    double rotational = 0;
-    for (int k = 0; k < 3; ++k)
-      if (inverseInertia[k] > 0) rotational += double(localW[k]) * double(localW[k]) / double(inverseInertia[k]);
-    e.kinetic += 0.5 * mass * double(body->getLinearVelocity().length2()) + 0.5 * rotational;
+    e.kinetic += scenes::kineticEnergy(*body);
     e.potential -= mass * double(body->getGravity().dot(body->getCenterOfMassPosition()));
   }
   return e;

@@ -86,20 +86,20 @@ int World::indexOf(const btCollisionObject* object) const {
   return -1;
 }
 
+double kineticEnergy(const btRigidBody& body) {
+  if (body.getInvMass() <= 0) return 0;
+  const double mass = 1.0 / double(body.getInvMass());
+  const btVector3 localW = body.getAngularVelocity() * body.getWorldTransform().getBasis();  // ω in body axes
+  const btVector3& inverseInertia = body.getInvInertiaDiagLocal();
+  double rotational = 0;
+  for (int k = 0; k < 3; ++k)
+    if (inverseInertia[k] > 0) rotational += double(localW[k]) * double(localW[k]) / double(inverseInertia[k]);
+  return 0.5 * mass * double(body.getLinearVelocity().length2()) + 0.5 * rotational;
+}
+
 double World::kineticEnergy() const {
   double energy = 0;
-  for (const btRigidBody* body : m_bodyView) {
-    if (body->getInvMass() <= 0) continue;
-    const btVector3& v = body->getLinearVelocity();
-    const btVector3& w = body->getAngularVelocity();
-    const double mass = 1.0 / double(body->getInvMass());
-    const btVector3 localW = w * body->getWorldTransform().getBasis();  // ω in body axes
-    const btVector3& inverseInertia = body->getInvInertiaDiagLocal();
-    double rotational = 0;
-    for (int k = 0; k < 3; ++k)
-      if (inverseInertia[k] > 0) rotational += double(localW[k]) * double(localW[k]) / double(inverseInertia[k]);
-    energy += 0.5 * mass * double(v.length2()) + 0.5 * rotational;
-  }
+  for (const btRigidBody* body : m_bodyView) energy += scenes::kineticEnergy(*body);
   return energy;
 }
 

@@ -47,6 +47,11 @@ struct ContactSample {
   btVector3 normalOnB{0, 0, 0}; ///< m_normalWorldOnB, from B to A.
 };
 
+/// ½ m v² + ½ ωᵀ I ω of one body (J), with I from its local principal inverse
+/// inertia (locked axes, zero inverse inertia, carry none); 0 for a body of
+/// infinite mass. Shared by World, the comparison's replay and the viewer.
+[[nodiscard]] double kineticEnergy(const btRigidBody& body);
+
 /// A dynamics world and everything it owns. Not copyable; movable only as a
 /// whole through std::unique_ptr.
 class World {
