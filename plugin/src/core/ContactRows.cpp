@@ -9,6 +9,9 @@ namespace propimpact::detail {
 void ContactRows::build(const SolverBodies& bodies) {
   const ImpactProblem& p = bodies.problem();
   const auto contactCount = static_cast<std::size_t>(p.contactCount());
+  // Without joints a group is its block in problem order, so a row's
+  // coefficients are read where the problem wrote them instead of copied.
+  const bool inPlace = p.bilateralCount() == 0;
   m_groupCount = bodies.groups().size();
   m_rows.resize(contactCount);
   m_coefficients.clear();
@@ -22,46 +25,76 @@ void ContactRows::build(const SolverBodies& bodies) {
     row.key = input.canonicalKey;
     row.restingSpeed = input.restingSpeed;
     row.seed = input.seed;
+    row.representative = static_cast<int>(i);
     if (input.bias != 0) m_anyBias = true;
+    if (!inPlace) {
+      buildJoinedTerms(bodies, i, row);
+      continue;
+    }
     for (const RowTerm& t : input.terms) {
       if (t.block == kNoBlock) continue;
       const int group = bodies.groupOf(t.block);
       const Group& g = bodies.groups()[static_cast<std::size_t>(group)];
-      int slot = -1;
-      for (int k = 0; k < row.termCount; ++k)
-        if (row.terms[k].group == group) slot = k;
-      if (slot < 0) {
-        slot = row.termCount++;
-        GroupTerm& term = row.terms[slot];
-        term.group = group;
-        term.offset = static_cast<Index>(m_coefficients.size());
-        term.velocityOffset = g.offset;
-        term.size = g.size;
-        m_coefficients.resize(m_coefficients.size() + static_cast<std::size_t>(g.size), 0);
-      }
-      const Index size = p.block(t.block).size;
-      const Scalar* source = p.rowData() + t.coefficientOffset;
-      Scalar* target = m_coefficients.data() + row.terms[slot].offset + bodies.offsetInGroup(t.block);
-      for (Index k = 0; k < size; ++k) target[k] += source[k];
+      GroupTerm& term = row.terms[row.termCount++];
+      term.group = group;
+      term.offset = t.coefficientOffset;
+      term.velocityOffset = g.offset;
+      term.size = g.size;
     }
-    row.representative = static_cast<int>(i);
   }
+  m_coefficientBase = inPlace ? p.rowData() : m_coefficients.data();
+  const auto entries = static_cast<std::size_t>(inPlace ? p.rowEntryCount() : static_cast<Index>(m_coefficients.size()));
+  if (m_w.size() < entries) m_w.resize(std::max(entries, 2 * m_w.size()));
   computeMetricTerms(bodies);
+}
+
+// Blocks tied by joints share a group: a row's terms on blocks of one group
+// are summed into that group's coordinates.
+void ContactRows::buildJoinedTerms(const SolverBodies& bodies, std::size_t i, Row& row) {
+  const ImpactProblem& p = bodies.problem();
+  for (const RowTerm& t : p.contact(static_cast<int>(i)).terms) {
+    if (t.block == kNoBlock) continue;
+    const int group = bodies.groupOf(t.block);
+    const Group& g = bodies.groups()[static_cast<std::size_t>(group)];
+    int slot = -1;
+    for (int k = 0; k < row.termCount; ++k)
+      if (row.terms[k].group == group) slot = k;
+    if (slot < 0) {
+      slot = row.termCount++;
+      GroupTerm& term = row.terms[slot];
+      term.group = group;
+      term.offset = static_cast<Index>(m_coefficients.size());
+      term.velocityOffset = g.offset;
+      term.size = g.size;
+      m_coefficients.resize(m_coefficients.size() + static_cast<std::size_t>(g.size), 0);
+    }
+    const Index size = p.block(t.block).size;
+    const Scalar* source = p.rowData() + t.coefficientOffset;
+    Scalar* target = m_coefficients.data() + row.terms[slot].offset + bodies.offsetInGroup(t.block);
+    for (Index k = 0; k < size; ++k) target[k] += source[k];
+  }
 }
 
 // w = M⁻¹_c Jᵀ and d = J M⁻¹_c Jᵀ per row (eq. 8's denominator).
 void ContactRows::computeMetricTerms(const SolverBodies& bodies) {
-  m_w.assign(m_coefficients.size(), 0);
   for (Row& row : m_rows) {
     Scalar d = 0;
     Scalar reference = 0;
     for (int t = 0; t < row.termCount; ++t) {
       const GroupTerm& term = row.terms[t];
       const auto g = static_cast<std::size_t>(term.group);
+      if (bodies.groups()[g].rigid) {
+        const Scalar* c = m_coefficientBase + term.offset;
+        Scalar* wt = m_w.data() + term.offset;
+        rigidInverseMassTimes(bodies.inverseMass(g), c, wt);
+        for (int k = 0; k < 6; ++k) d += c[k] * wt[k];
+        reference += Eigen::Map<const Vector6>(c).squaredNorm() * bodies.scale(g);
+        continue;
+      }
       if (term.size == 6) {
         // Rigid bodies: fixed-size kernels instead of a dynamic matrix-vector product per row.
         Eigen::Map<const Matrix6> minv(bodies.inverseMass(g));
-        Eigen::Map<const Vector6> c(m_coefficients.data() + term.offset);
+        Eigen::Map<const Vector6> c(m_coefficientBase + term.offset);
         Eigen::Map<Vector6> wt(m_w.data() + term.offset);
         wt.noalias() = minv * c;
         d += c.dot(wt);
@@ -69,7 +102,7 @@ void ContactRows::computeMetricTerms(const SolverBodies& bodies) {
         continue;
       }
       Eigen::Map<const MatrixX> minv(bodies.inverseMass(g), term.size, term.size);
-      Eigen::Map<const VectorX> c(m_coefficients.data() + term.offset, term.size);
+      Eigen::Map<const VectorX> c(m_coefficientBase + term.offset, term.size);
       Eigen::Map<VectorX> wt(m_w.data() + term.offset, term.size);
       wt.noalias() = minv * c;
       d += c.dot(wt);
@@ -152,6 +185,9 @@ int ContactRows::mergeDuplicates(const Scalar* v0, Scalar speedScale, Scalar tol
       if (j >= i) break;
       Row& other = m_rows[static_cast<std::size_t>(j)];
       if (other.representative != j || other.termCount != row.termCount) continue;
+      // Rows over different bodies cannot be one constraint: checked before
+      // any speed (a chain's neighbours share one body, never both).
+      if (row.termCount > 1 && !touches(j, row.terms[1].group)) continue;
       // Equal M⁻¹Jᵀ keeps Jᵢv − Jⱼv constant through every impulse, so two rows
       // are one constraint only if they also agree in it now: bias, a joint
       // error, or motion along an axis nothing can change (a body spinning
@@ -169,18 +205,21 @@ int ContactRows::mergeDuplicates(const Scalar* v0, Scalar speedScale, Scalar tol
       }
     }
   }
-  buildAdjacency();
+  if (merged > 0) buildAdjacency();
   m_merged.resize(m_rows.size());
   for (std::size_t i = 0; i < m_rows.size(); ++i) m_merged[i] = m_rows[i].representative;
   return merged;
 }
 
 void ContactRows::keepReached(const std::vector<char>& awake) {
+  bool changed = false;
   for (std::size_t i = 0; i < m_rows.size(); ++i) {
     const int r = m_merged[i];
-    m_rows[i].representative = r >= 0 && !awake[static_cast<std::size_t>(r)] ? kOutsideCluster : r;
+    const int representative = r >= 0 && !awake[static_cast<std::size_t>(r)] ? kOutsideCluster : r;
+    changed = changed || representative != m_rows[i].representative;
+    m_rows[i].representative = representative;
   }
-  buildAdjacency();
+  if (changed) buildAdjacency();
 }
 
 bool ContactRows::allPlastic() const {
@@ -204,7 +243,7 @@ Scalar ContactRows::coupling(int i, int j) const {
       if (ri.terms[t].group != rj.terms[u].group) continue;
       const Index size = ri.terms[t].size;
       for (Index x = 0; x < size; ++x)
-        value += m_coefficients[static_cast<std::size_t>(ri.terms[t].offset + x)] *
+        value += m_coefficientBase[ri.terms[t].offset + x] *
                  m_w[static_cast<std::size_t>(rj.terms[u].offset + x)];
     }
   return value;

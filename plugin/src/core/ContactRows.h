@@ -55,11 +55,11 @@ class ContactRows {
     Scalar value = row.bias;
     for (int t = 0; t < row.termCount; ++t) {
       const GroupTerm& term = row.terms[t];
-      const Scalar* c = m_coefficients.data() + term.offset;
+      const Scalar* c = m_coefficientBase + term.offset;
       const Scalar* x = v + term.velocityOffset;
       if (term.size == 6) {
-        // A rigid body: a fixed trip count the compiler unrolls (same order, same bits).
-        for (Index k = 0; k < 6; ++k) value += c[k] * x[k];
+        // A rigid body: a fixed-size product the compiler vectorises.
+        value += Eigen::Map<const Vector6>(c).dot(Eigen::Map<const Vector6>(x));
       } else {
         for (Index k = 0; k < term.size; ++k) value += c[k] * x[k];
       }
@@ -74,7 +74,7 @@ class ContactRows {
       const Scalar* dw = m_w.data() + term.offset;
       Scalar* x = v + term.velocityOffset;
       if (term.size == 6) {
-        for (Index k = 0; k < 6; ++k) x[k] += lambda * dw[k];
+        Eigen::Map<Vector6>(x) += lambda * Eigen::Map<const Vector6>(dw);
       } else {
         for (Index k = 0; k < term.size; ++k) x[k] += lambda * dw[k];
       }
@@ -84,6 +84,11 @@ class ContactRows {
   [[nodiscard]] bool infeasible(int r, Scalar relativeVelocity, Scalar threshold) const {
     const Row& row = m_rows[static_cast<std::size_t>(r)];
     return relativeVelocity * row.invSqrtD < -threshold && relativeVelocity < -row.restingSpeed;
+  }
+  /// Whether row \p r has a term on group \p g.
+  [[nodiscard]] bool touches(int r, int g) const {
+    const Row& row = m_rows[static_cast<std::size_t>(r)];
+    return row.terms[0].group == g || (row.termCount > 1 && row.terms[1].group == g);
   }
   /// Largest unit-normal approach over the active rows (0 when all separate).
   [[nodiscard]] Scalar largestViolation(const Scalar* v) const;
@@ -112,7 +117,7 @@ class ContactRows {
   [[nodiscard]] int adjacencyBegin(std::size_t g) const { return m_adjacencyStart[g]; }
   [[nodiscard]] int adjacencyEnd(std::size_t g) const { return m_adjacencyStart[g + 1]; }
   [[nodiscard]] int adjacent(int a) const { return m_adjacency[static_cast<std::size_t>(a)]; }
-  [[nodiscard]] const Scalar* coefficients(const GroupTerm& t) const { return m_coefficients.data() + t.offset; }
+  [[nodiscard]] const Scalar* coefficients(const GroupTerm& t) const { return m_coefficientBase + t.offset; }
   [[nodiscard]] const Scalar* w(const GroupTerm& t) const { return m_w.data() + t.offset; }
   [[nodiscard]] bool anyBias() const { return m_anyBias; }
   void setAnyBias() { m_anyBias = true; }
@@ -122,8 +127,11 @@ class ContactRows {
   [[nodiscard]] bool sameDirection(const Row& a, const Row& b, Scalar tolerance) const;
 
   std::vector<Row> m_rows;
-  std::vector<Scalar> m_coefficients;
-  std::vector<Scalar> m_w;
+  void buildJoinedTerms(const SolverBodies& bodies, std::size_t i, Row& row);
+
+  std::vector<Scalar> m_coefficients;           // joined groups' rows in group coordinates
+  const Scalar* m_coefficientBase = nullptr;    // m_coefficients, or the problem's rows read in place without joints
+  std::vector<Scalar> m_w;                      // grows only; every used entry is written by computeMetricTerms
   std::vector<int> m_adjacencyStart;
   std::vector<int> m_adjacency;
   std::vector<int> m_active;

@@ -143,7 +143,7 @@ void ImpactResolver::Stages::blendOutcome(const detail::StageContext& c, ImpactR
   const Eigen::Map<const VectorX> jointErrorOf(jointErrorProblem.data(), n);
   result.elasticVelocity.resize(n);
   bodies.scatter(velocity.data(), result.elasticVelocity.data());
-  result.elasticVelocity += jointErrorOf;
+  if (bodies.anyJoint()) result.elasticVelocity += jointErrorOf;  // zero without joints
   result.energyElastic = bodies.kineticEnergy(result.elasticVelocity);
   const Scalar restitution = detail::mixedRestitution(rows, elasticImpulse);
   result.restitution = restitution;
@@ -157,12 +157,13 @@ void ImpactResolver::Stages::blendOutcome(const detail::StageContext& c, ImpactR
     result.alpha = blend.alpha(bodies, rows.anyBias(), result.elasticVelocity, result.plasticVelocity,
                                result.energyBefore, result.energyPlastic, restitution);
     result.velocity = result.plasticVelocity + result.alpha * (result.elasticVelocity - result.plasticVelocity);
+    result.energyAfter = bodies.kineticEnergy(result.velocity);
   } else {
     result.plasticVelocity.resize(0);  // not needed (sized 0 only here, so a reused result keeps its storage)
     result.alpha = 1;
     result.velocity = result.elasticVelocity;
+    result.energyAfter = result.energyElastic;
   }
-  result.energyAfter = bodies.kineticEnergy(result.velocity);
 }
 
 // Impulses are linear in the blend; merged duplicates share their row's impulse.

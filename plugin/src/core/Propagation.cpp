@@ -42,6 +42,8 @@ Propagation Propagator::run(const ContactRows& rows, const OrderingRule& rule, S
       const auto g = static_cast<std::size_t>(row.terms[t].group);
       for (int a = rows.adjacencyBegin(g); a < rows.adjacencyEnd(g); ++a) {
         const int j = rows.adjacent(a);
+        // A row over both of c's groups (c itself, always) was refreshed with the first.
+        if (t == 1 && rows.touches(j, row.terms[0].group)) continue;
         m_speed[static_cast<std::size_t>(j)] = rows.velocity(j, velocity);
         refresh(rows, rule, threshold, j);
         // The cluster grows by the contacts the propagation makes infeasible,

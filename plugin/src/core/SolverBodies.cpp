@@ -1,8 +1,27 @@
 #include "SolverBodies.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace propimpact::detail {
+namespace {
+
+// max |M⁻¹| of a rigid block: its coupling entries are zero.
+Scalar rigidScale(const Scalar* inverseMass) {
+  Scalar largest = std::max({inverseMass[0], inverseMass[7], inverseMass[14]});
+  for (int c = 3; c < 6; ++c)
+    for (int r = 3; r < 6; ++r) largest = std::max(largest, std::abs(inverseMass[6 * c + r]));
+  return largest;
+}
+
+// aᵀ M b for a rigid block: diagonal linear part, 3 × 3 angular part.
+Scalar rigidInner(const Scalar* mass, const Scalar* a, const Scalar* b) {
+  Scalar value = a[0] * mass[0] * b[0] + a[1] * mass[7] * b[1] + a[2] * mass[14] * b[2];
+  for (int r = 3; r < 6; ++r) value += a[r] * (mass[18 + r] * b[3] + mass[24 + r] * b[4] + mass[30 + r] * b[5]);
+  return value;
+}
+
+}  // namespace
 
 void SolverBodies::build(const ImpactProblem& problem) {
   m_problem = &problem;
@@ -35,8 +54,10 @@ void SolverBodies::buildSingleBlocks() {
     g.size = layout.size;
     // Without joints a group's M⁻¹_c is its block's M⁻¹: read in place, not copied.
     g.matrixOffset = layout.matrixOffset;
+    g.rigid = layout.rigid;
     const Scalar* source = p.inverseMassData() + layout.matrixOffset;
-    m_groupScale[b] = Eigen::Map<const MatrixX>(source, layout.size, layout.size).cwiseAbs().maxCoeff();
+    m_groupScale[b] = layout.rigid ? rigidScale(source)
+                                   : Eigen::Map<const MatrixX>(source, layout.size, layout.size).cwiseAbs().maxCoeff();
     m_blockGroup[b] = static_cast<int>(m_groups.size());
     m_groups.push_back(g);
   }
@@ -100,6 +121,10 @@ Scalar SolverBodies::kineticInner(const Eigen::Ref<const VectorX>& a, const Eige
   const ImpactProblem& p = *m_problem;
   for (int blk = 0; blk < p.blockCount(); ++blk) {
     const BlockLayout& layout = p.block(blk);
+    if (layout.rigid) {
+      value += rigidInner(p.massData() + layout.matrixOffset, a.data() + layout.velocityOffset, b.data() + layout.velocityOffset);
+      continue;
+    }
     if (layout.size == 6) {
       Eigen::Map<const Matrix6> mass(p.massData() + layout.matrixOffset);
       const Vector6 product = mass * b.segment<6>(layout.velocityOffset);

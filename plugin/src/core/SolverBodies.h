@@ -34,7 +34,16 @@ struct Group {
   Index offset = 0;        ///< first internal velocity component.
   Index size = 0;          ///< dofs.
   Index matrixOffset = 0;  ///< first entry of its size × size matrices (column-major).
+  bool rigid = false;      ///< one rigid body's block (BlockLayout::rigid): structured kernels apply.
 };
+
+/// w = M⁻¹ c for a rigid block (BlockLayout::rigid): the diagonal linear part
+/// and the 3 × 3 angular part, 12 products instead of a 6 × 6 matrix's 36.
+inline void rigidInverseMassTimes(const Scalar* inverseMass, const Scalar* c, Scalar* w) {
+  for (int k = 0; k < 3; ++k) w[k] = inverseMass[7 * k] * c[k];
+  for (int k = 3; k < 6; ++k)
+    w[k] = inverseMass[6 * 3 + k] * c[3] + inverseMass[6 * 4 + k] * c[4] + inverseMass[6 * 5 + k] * c[5];
+}
 
 /// The groups, their admissible inverse masses and the joints' projection.
 class SolverBodies {

@@ -36,6 +36,10 @@ struct BlockLayout {
   Index velocityOffset = 0;  ///< first generalized-velocity component.
   Index size = 0;            ///< number of dofs.
   Index matrixOffset = 0;    ///< first entry of its size x size (column-major) matrices.
+  /// A rigid body's block (addRigidBody): M and M⁻¹ are a diagonal linear
+  /// part and a symmetric angular part with zero coupling, which the resolver's
+  /// kernels exploit instead of multiplying full 6 × 6 matrices.
+  bool rigid = false;
 };
 
 /// One block's part of a sparse row.
@@ -116,6 +120,8 @@ class ImpactProblem {
   [[nodiscard]] const Scalar* massData() const { return m_mass.data(); }
   [[nodiscard]] const Scalar* inverseMassData() const { return m_inverseMass.data(); }
   [[nodiscard]] const Scalar* rowData() const { return m_rowCoefficients.data(); }
+  /// Entries of rowData() in use (contact and bilateral rows together).
+  [[nodiscard]] Index rowEntryCount() const { return m_rowEntries; }
 
   /// The whole generalized velocity, as a vector.
   [[nodiscard]] VectorX velocity() const;
@@ -132,6 +138,7 @@ class ImpactProblem {
 
  private:
   int addBlock(Index size);
+  int pushRigidBlock(const RigidBodyInput& body, const Matrix3& angularMetric, const Matrix3& inertia);
   Index appendCoefficients(const Scalar* coefficients, Index count);
   void checkContactData(Scalar restitution, Scalar bias) const;
   int pushContact(RowLayout row, Scalar restitution, Scalar bias, std::uint64_t canonicalKey);
