@@ -11,6 +11,13 @@
 /// times kStepsPerRun steps; the reported time is per step. Run it with
 /// --benchmark_repetitions and --benchmark_enable_random_interleaving=true so
 /// that repetitions of the solvers alternate (scripts/bench does).
+///
+/// `pile/propagative_stages` is the propagative case again with
+/// SolverSettings::timeStages on: a few thread-CPU clock reads per pass and
+/// cluster (system calls, a few per cent of the step) split our time into
+/// classification / problem build / prepare / propagation / plastic /
+/// write-back and Bullet's resting pass. Its step time is not a headline:
+/// `pile/propagative` runs without the clocks.
 
 #include <benchmark/benchmark.h>
 
@@ -64,13 +71,30 @@ SettledPile& settledPile(const std::string& solverName) {
   for (int i = 0; i < kSettleSteps; ++i) pile.world->step(kDt);
   countMovingBodies(pile);
   if (solverName != "bullet-si") {
-    pile.solver = solverName == "propagative" ? std::make_unique<TimedPropagativeSolver>()
-                                              : scenes::makeSolver(solverName);
+    const bool ours = solverName == "propagative" || solverName == "propagative-stages";
+    if (ours) {
+      auto timed = std::make_unique<TimedPropagativeSolver>();
+      timed->settings().timeStages = solverName == "propagative-stages";
+      pile.solver = std::move(timed);
+    } else {
+      pile.solver = scenes::makeSolver(solverName);
+    }
     pile.world->dynamics().setConstraintSolver(pile.solver.get());
-    scenes::applySolverInfo(solverName, pile.world->dynamics().getSolverInfo());
+    scenes::applySolverInfo(ours ? "propagative" : solverName, pile.world->dynamics().getSolverInfo());
   }
   pile.snapshot = std::make_unique<WorldSnapshot>(*pile.world);
   return pile;
+}
+
+void addStageSeconds(SolveStageSeconds& into, const SolveStageSeconds& step) {
+  into.classification += step.classification;
+  into.problemBuild += step.problemBuild;
+  into.prepare += step.prepare;
+  into.propagation += step.propagation;
+  into.plastic += step.plastic;
+  into.analysis += step.analysis;
+  into.writeBack += step.writeBack;
+  into.restingPass += step.restingPass;
 }
 
 void pile(benchmark::State& state, const std::string& solverName) {
@@ -78,6 +102,7 @@ void pile(benchmark::State& state, const std::string& solverName) {
   auto* ours = dynamic_cast<TimedPropagativeSolver*>(pile.solver.get());
   double ourSeconds = 0;
   std::int64_t reflections = 0, clusters = 0; double contacts = 0, moved = 0, seeds = 0, fastestSeed = 0;
+  SolveStageSeconds stages;
   for (auto _ : state) {
     pile.snapshot->restore(*pile.world);
     if (ours) {
@@ -99,6 +124,7 @@ void pile(benchmark::State& state, const std::string& solverName) {
               fastestSeed = std::max(fastestSeed, -contact.approachSpeed);
             }
         }
+        addStageSeconds(stages, ours->lastStepReport().stageSeconds);
         clusters += static_cast<std::int64_t>(ours->lastStepReport().clusters.size());
         reflections += reportedReflections(*ours);
       }
@@ -117,12 +143,26 @@ void pile(benchmark::State& state, const std::string& solverName) {
     state.counters["reflections_per_step"] = double(reflections) / steps;
     state.counters["seeds_per_step"] = seeds / steps;
     state.counters["fastest_seed_approach"] = fastestSeed;
+    if (ours->settings().timeStages) {
+      const auto perStep = [&](double seconds) { return 1e3 * seconds / steps; };
+      state.counters["classification_ms"] = perStep(stages.classification);
+      state.counters["problem_build_ms"] = perStep(stages.problemBuild);
+      state.counters["prepare_ms"] = perStep(stages.prepare);
+      state.counters["propagation_ms"] = perStep(stages.propagation);
+      state.counters["plastic_ms"] = perStep(stages.plastic);
+      state.counters["analysis_ms"] = perStep(stages.analysis);
+      state.counters["write_back_ms"] = perStep(stages.writeBack);
+      state.counters["bullet_pass_ms"] = perStep(stages.restingPass);
+    }
   }
 }
 
 BENCHMARK_CAPTURE(pile, bullet_si, std::string("bullet-si"))->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(pile, bullet_si_split, std::string("bullet-si-split"))->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(pile, propagative, std::string("propagative"))->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(pile, propagative_stages, std::string("propagative-stages"))
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace propimpact::bench

@@ -147,6 +147,13 @@ def main():
         lines.append(f"pile: propagative/stock step-time ratio = {pile_ms['propagative'] / pile_ms['bullet_si_split']:.3f}"
                      f" (baseline: stock with split impulse on every overlap; target <= 1.10)")
         lines.append(f"pile: propagative/stock-defaults step-time ratio = {pile_ms['propagative'] / pile_ms['bullet_si']:.3f}")
+    stage_runs = pile.get("pile/propagative_stages")
+    if stage_runs and "bullet_pass_ms" in stage_runs[0]:
+        stages = (("classification", "classification_ms"), ("problem build", "problem_build_ms"),
+                  ("prepare", "prepare_ms"), ("propagation", "propagation_ms"), ("plastic", "plastic_ms"),
+                  ("analysis", "analysis_ms"), ("write-back", "write_back_ms"), ("Bullet's pass", "bullet_pass_ms"))
+        split = ", ".join(f"{label} {stats([b[key] for b in stage_runs])[0]:.3f}" for label, key in stages)
+        lines.append(f"pile split (ms/step, timed run): {split}")
     if slowest:
         order = min(slowest, key=slowest.get)
         lines.append(f"chain N=10000: {slowest[order]:.4g} reflections/s (slowest numbering: {order}; target >= 1e7)")

@@ -53,7 +53,19 @@ std::uint64_t stateHash(const scenes::World& world) {
 struct Run {
   std::uint64_t hash = 0;
   std::int64_t clusters = 0;  // impact clusters seen: the scene must exercise the impact path
+  SolveStageSeconds seconds;  // summed over the steps (SolverSettings::timeStages)
 };
+
+void accumulate(SolveStageSeconds& into, const SolveStageSeconds& step) {
+  into.classification += step.classification;
+  into.problemBuild += step.problemBuild;
+  into.prepare += step.prepare;
+  into.propagation += step.propagation;
+  into.plastic += step.plastic;
+  into.analysis += step.analysis;
+  into.writeBack += step.writeBack;
+  into.restingPass += step.restingPass;
+}
 
 using Builder = std::function<void(scenes::World&)>;
 
@@ -64,7 +76,9 @@ Run run(const Builder& build, int steps, double dt, const SolverSettings& settin
   Run out;
   for (int k = 0; k < steps; ++k) {
     world->step(dt);
-    out.clusters += static_cast<std::int64_t>(testing::propagative(*world).lastStepReport().clusters.size());
+    const StepReport& report = testing::propagative(*world).lastStepReport();
+    out.clusters += static_cast<std::int64_t>(report.clusters.size());
+    accumulate(out.seconds, report.stageSeconds);
   }
   out.hash = stateHash(*world);
   return out;
@@ -85,6 +99,34 @@ void expectIdentical(const char* name, const Builder& build, int steps, double d
 
 TEST(Determinism, PileWithImpacts) {
   expectIdentical("pile of 100", [](scenes::World& w) { scenes::build(w, scenes::Pile{}); }, 300, 1.0 / 60);
+}
+
+// Stage timing reads clocks and nothing else: the same pile (COR 0.5, so
+// plastic solves run too) ends in the same bits with and without it, an
+// untimed run reports no time, and the timed run puts time in every stage a
+// step with impacts goes through.
+TEST(Determinism, StageTimingChangesNothing) {
+  const Builder pile = [](scenes::World& w) { scenes::build(w, scenes::Pile{}); };
+  SolverSettings timed;
+  timed.timeStages = true;
+  const auto plain = run(pile, 300, 1.0 / 60);
+  const auto measured = run(pile, 300, 1.0 / 60, timed);
+  const SolveStageSeconds& s = measured.seconds;
+  fmt::print("pile of 100, 300 steps: classification {:.4f} s, build {:.4f}, prepare {:.4f}, propagation {:.4f}, "
+             "plastic {:.4f}, analysis {:.4f}, write-back {:.4f}, Bullet's pass {:.4f}\n",
+             s.classification, s.problemBuild, s.prepare, s.propagation, s.plastic, s.analysis, s.writeBack,
+             s.restingPass);
+  ASSERT_GT(plain.clusters, 0);
+  EXPECT_EQ(plain.clusters, measured.clusters);
+  EXPECT_EQ(plain.hash, measured.hash) << "timing the stages changed the outcome";
+  const SolveStageSeconds& none = plain.seconds;
+  EXPECT_EQ(none.classification + none.problemBuild + none.prepare + none.propagation + none.plastic + none.analysis +
+                none.writeBack + none.restingPass,
+            0.0);
+  for (const double stage : {s.classification, s.problemBuild, s.prepare, s.propagation + s.plastic, s.writeBack,
+                             s.restingPass})
+    EXPECT_GT(stage, 0.0);
+  EXPECT_GE(s.analysis, 0.0);
 }
 
 TEST(Determinism, ElasticPile) {

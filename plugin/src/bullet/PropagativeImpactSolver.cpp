@@ -17,6 +17,7 @@
 #include "Island.h"
 #include "RestingPass.h"
 #include "WriteBack.h"
+#include "../core/StageClock.h"
 #include "propimpact/core/Errors.h"
 #include "propimpact/core/ImpactProblem.h"
 #include "propimpact/core/ImpactResolver.h"
@@ -100,6 +101,7 @@ void PropagativeImpactSolver::prepareSolve(int numBodies, int numManifolds) {
     m_report.restitutionClamped = 0;
     m_report.frictionClamped = 0;
     m_report.restitutionWarnings.clear();
+    m_report.stageSeconds = SolveStageSeconds{};
     m_reportConsumed = false;
   }
   m_impl->substep = m_report.substeps;
@@ -112,10 +114,14 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
                                              const btContactSolverInfo& info, btIDebugDraw* debugDrawer,
                                              btDispatcher* dispatcher) {
   Impl& im = *m_impl;
+  detail::StageClock clock(m_settings.timeStages);
+  SolveStageSeconds& seconds = m_report.stageSeconds;
   RestingPass resting(im.restingBuffers);
   im.island.gatherBodies(bodies, numBodies, info.m_timeStep, m_settings, m_report);
   im.island.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting);
-  if (im.components.build(im.island, constraints, numConstraints)) {
+  const bool seeded = im.components.build(im.island, constraints, numConstraints);
+  clock.lap(seconds.classification);
+  if (seeded) {
     ResolveOptions& opt = im.options;
     opt.ordering = m_settings.ordering;
     opt.randomSeed = m_settings.randomSeed;
@@ -125,8 +131,11 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     opt.analysisContactLimit = std::clamp(m_settings.analysisContactLimit, 0, 64);
     opt.growFromSeeds = true;
     opt.jointErrorAsBias = false;  // see ResolveOptions: our joint error is the half kick's
+    opt.timeStages = m_settings.timeStages;
     for (const int root : im.components.seededRoots()) resolveComponent(root, constraints, numConstraints, info, resting);
     im.history.sortImpactedPairs();
+    double counted = 0;
+    clock.lap(counted);  // resolveComponent's own clock has put this lap's time in its stages
   }
   bullet_detail::hideApproachingSpeculative(im.island, resting);
   for (int k = 0; k < numConstraints; ++k) {
@@ -138,7 +147,9 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     resting.addConstraint(constraints[k]);
   }
   im.island.releaseBodies();
+  clock.lap(seconds.writeBack);
   const btScalar residual = resting.run(*this, bodies, numBodies, info, debugDrawer, dispatcher);
+  clock.lap(seconds.restingPass);
   im.history.recordPass(manifolds, numManifolds, m_settings.touchingDistance);
   if (m_settings.keepReport)
     for (const IslandContact& c : im.island.contacts)
@@ -149,7 +160,10 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
 void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** constraints, int numConstraints,
                                                const btContactSolverInfo& info, bullet_detail::RestingPass& resting) {
   Impl& im = *m_impl;
+  detail::StageClock clock(m_settings.timeStages);
+  SolveStageSeconds& seconds = m_report.stageSeconds;
   im.cluster.build(root, im.island, im.components, constraints, numConstraints, info, im.problem);
+  clock.lap(seconds.problemBuild);
   im.options.problemKey = (im.history.pass() << 20) ^ static_cast<std::uint64_t>(root);
   ImpactResult& r = im.resultFor(im.problem.dofCount(), im.problem.contactCount());
   try {
@@ -157,6 +171,11 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   } catch (const InputError&) {
     return;  // options are validated once per call; a failure leaves everything to Bullet's pass
   }
+  clock.lap(seconds.prepare);  // the resolve's whole time, split below by its own clock
+  seconds.prepare -= r.stageSeconds.propagate + r.stageSeconds.plastic + r.stageSeconds.analysis;
+  seconds.propagation += r.stageSeconds.propagate;
+  seconds.plastic += r.stageSeconds.plastic;
+  seconds.analysis += r.stageSeconds.analysis;
   // Friction during the impact, loaded by its normal impulses (ImpactFriction.h).
   const bool friction = m_settings.impactFriction;
   if (friction) m_report.frictionClamped += im.friction.apply(im.island, im.problem, im.options, r);
@@ -183,6 +202,7 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   noteClampedRestitution();
   bullet_detail::writeBack(im.problem, r, im.cluster.blockBody(), im.island, im.history, resting, report,
                            im.firstReflection, friction ? &im.friction : nullptr);
+  clock.lap(seconds.writeBack);
 }
 
 // Bullet's combined restitution is a product and may exceed 1 (pinball

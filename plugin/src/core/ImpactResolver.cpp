@@ -14,6 +14,7 @@
 #include "PlasticStage.h"
 #include "Propagation.h"
 #include "SolverBodies.h"
+#include "StageClock.h"
 #include "StageContext.h"
 #include "propimpact/core/Errors.h"
 
@@ -57,6 +58,7 @@ void resetResult(const ImpactProblem& problem, const ResolveOptions& options, Im
   result.energyPlastic = 0;
   result.certificate = UniquenessCertificate::None;
   result.certificateTolerance = options.certificateTolerance;
+  result.stageSeconds = StageSeconds{};
   result.impulses.setZero(problem.contactCount());
 }
 
@@ -92,7 +94,8 @@ struct ImpactResolver::Stages {
 
   void prepare(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result);
   void blendOutcome(const detail::StageContext& c, ImpactResult& result);
-  void growPlasticCluster(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result);
+  void growPlasticCluster(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result,
+                          detail::StageClock& clock);
   void distributeImpulses(ImpactResult& result);
 };
 
@@ -189,7 +192,7 @@ void ImpactResolver::Stages::distributeImpulses(ImpactResult& result) {
 // elastically. The result reports no reflections and the plastic outcome as
 // the elastic one.
 void ImpactResolver::Stages::growPlasticCluster(const ImpactProblem& problem, const ResolveOptions& options,
-                                                ImpactResult& result) {
+                                                ImpactResult& result, detail::StageClock& clock) {
   const Index n = problem.dofCount();
   reached.assign(rows.size(), 0);
   for (const int r : rows.active())
@@ -222,7 +225,9 @@ void ImpactResolver::Stages::growPlasticCluster(const ImpactProblem& problem, co
   result.inCluster.assign(static_cast<std::size_t>(problem.contactCount()), 0);
   for (int i = 0; i < problem.contactCount(); ++i)
     result.inCluster[static_cast<std::size_t>(i)] = rows[static_cast<std::size_t>(i)].representative >= 0;
+  clock.lap(result.stageSeconds.plastic);
   analysis.analyse(context, v0, result);
+  clock.lap(result.stageSeconds.analysis);
   velocity = plasticVelocity;
   elasticImpulse.assign(rows.size(), 0);
   const Eigen::Map<const VectorX> jointErrorOf(jointErrorProblem.data(), n);
@@ -237,15 +242,18 @@ void ImpactResolver::Stages::growPlasticCluster(const ImpactProblem& problem, co
   result.velocity = result.plasticVelocity;
   result.energyAfter = result.energyPlastic;
   distributeImpulses(result);
+  clock.lap(result.stageSeconds.plastic);
 }
 
 void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result) {
   checkOptions(options);
   Stages& s = *m_stages;
   resetResult(problem, options, result);
+  detail::StageClock clock(options.timeStages);
   s.prepare(problem, options, result);
+  clock.lap(result.stageSeconds.prepare);
   if (options.growFromSeeds && !options.computeXi && s.rows.allPlastic() && !s.rows.active().empty()) {
-    s.growPlasticCluster(problem, options, result);
+    s.growPlasticCluster(problem, options, result, clock);
     return;
   }
 
@@ -263,20 +271,24 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   }
   // Contacts the propagation never reached are not part of this impact.
   if (options.growFromSeeds) s.rows.keepReached(reached);
+  clock.lap(result.stageSeconds.propagate);
 
   const detail::StageContext context{s.bodies, s.rows, options, s.threshold, s.scale};
   s.plastic.begin(s.v0.data());
   s.analysis.analyse(context, s.v0, result);
+  clock.lap(result.stageSeconds.analysis);
   if (p.capHit) {
     result.capHit = true;
     result.fallback = s.plastic.settleCapped(context, s.v0.data(), s.velocity.data(), s.elasticImpulse.data(), &result);
   }
   s.blendOutcome(context, result);
   s.distributeImpulses(result);
+  clock.lap(result.stageSeconds.plastic);
   if (options.computeXi) {
     const detail::XiInputs inputs{s.v0, Eigen::Map<const VectorX>(s.jointErrorProblem.data(), problem.dofCount()),
                                   s.rule, result.restitution};
     s.analysis.computeXi(context, inputs, s.propagator, s.plastic, s.blend, result);
+    clock.lap(result.stageSeconds.analysis);
   }
 }
 

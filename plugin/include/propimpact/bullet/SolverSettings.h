@@ -57,6 +57,10 @@ struct SolverSettings {
   /// StepReport::droppedClusters, so an application that never reads the
   /// report does not grow without bound.
   std::size_t reportClusterCap = 4096;
+  /// Measure the thread CPU time of each stage of solveGroup into
+  /// StepReport::stageSeconds (a few clock reads per pass and cluster; off by
+  /// default). What the pile benchmark splits a step's cost with.
+  bool timeStages = false;
 };
 
 }  // namespace propimpact

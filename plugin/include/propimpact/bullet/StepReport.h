@@ -68,6 +68,19 @@ struct RestitutionWarning {
   double combined = 0;                       ///< m_combinedRestitution as Bullet gave it (e.g. 1.5 × 1.5 = 2.25).
 };
 
+/// Thread CPU seconds per stage of solveGroup, summed over the passes since
+/// the report was last read (SolverSettings::timeStages; zero otherwise).
+struct SolveStageSeconds {
+  double classification = 0;  ///< bodies and manifold points gathered, Zeno rule, components.
+  double problemBuild = 0;    ///< each seeded component's impact problem.
+  double prepare = 0;         ///< the core's rows and scales (StageSeconds::prepare).
+  double propagation = 0;     ///< reflections (StageSeconds::propagate).
+  double plastic = 0;         ///< plastic solves and blend (StageSeconds::plastic).
+  double analysis = 0;        ///< certificates and ξ (StageSeconds::analysis).
+  double writeBack = 0;       ///< impact friction, velocities and the report written back.
+  double restingPass = 0;     ///< Bullet's own pass over the resting contacts and joints.
+};
+
 /// Everything since the report was last read (see PropagativeImpactSolver::lastStepReport).
 struct StepReport {
   int substeps = 0;                         ///< solver passes covered.
@@ -85,6 +98,8 @@ struct StepReport {
   std::int64_t frictionClamped = 0;
   /// The first clamped contact of each body pair, once per pair for the solver's lifetime.
   std::vector<RestitutionWarning> restitutionWarnings;
+  /// Where the passes' time went (SolverSettings::timeStages).
+  SolveStageSeconds stageSeconds;
 };
 
 }  // namespace propimpact

@@ -43,6 +43,14 @@ enum class PlasticMethod {
                ///< solve left violated (no feasible outcome, or round-off) that Gauss–Seidel beat.
 };
 
+/// Thread CPU seconds per stage of one resolution (ResolveOptions::timeStages).
+struct StageSeconds {
+  double prepare = 0;    ///< solver bodies, contact rows, duplicates, scales.
+  double propagate = 0;  ///< the elastic propagation (eq. 14).
+  double plastic = 0;    ///< the plastic solve (a capped state's settling, growth on R = 0) and the blend.
+  double analysis = 0;   ///< Gram matrix, T_c/T_a, certificates, ξ.
+};
+
 /// Outcome and report of one resolution.
 struct ImpactResult {
   VectorX velocity;      ///< v+ (final, after restitution blending).
@@ -83,6 +91,8 @@ struct ImpactResult {
 
   int mergedDuplicates = 0;   ///< rows merged into an identical row (impulse shared equally).
   int ignoredRows = 0;        ///< rows with zero norm in the admissible metric (cannot be acted on).
+
+  StageSeconds stageSeconds;  ///< filled only with ResolveOptions::timeStages (zero otherwise).
 };
 
 }  // namespace propimpact
