@@ -8,11 +8,19 @@
 // I_world) Jb over the three bodies in Bullet's coordinates [ω, v, q̇1, q̇2].
 // The walker moves in pure translation before the impact, in zero gravity,
 // so the step's free change is exactly zero and Bullet's pass adds nothing.
+//
+// In the single-precision build the agreement is 1e-3, not 1e-9: Bullet's
+// float contact generation tilts the feet's normals by 1.6e-4 rad (a normal
+// from the difference of nearly equal float positions; printed), and the
+// solver uses Bullet's normals while this test uses the exact +z. Measured:
+// 6.2e-4 of |v| at worst, feasibility to 2.3e-4 of |v|; M's condition number
+// (318, printed) adds at most ~3e-5 through the float M⁻¹.
 #include <fmt/core.h>
 
 #include <BulletCollision/CollisionShapes/btCompoundShape.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 
 #include <propimpact/core/Resolve.h>
@@ -31,6 +39,8 @@ const Vector3 kHipInertia(0.05, 0.05, 0.05);
 constexpr double kLegMass[2] = {1.0, 1.5};  // front, rear: unequal so the two contacts do not tie
 const Vector3 kLegInertia(0.1, 0.08, 0.02);  // link frame, long axis z
 const Vector3 kVelocity(0.5, 0, -0.5);       // hip velocity before the strike
+/// Agreement with the dense solution, relative to |v| (see the file comment).
+constexpr double kAgreement = sizeof(btScalar) == 8 ? 1e-9 : 1e-3;
 
 struct Walker {
   btMultiBody* body = nullptr;
@@ -126,6 +136,7 @@ TEST_P(HeelStrike, ThroughBulletEqualsTheCoresDenseSolution) {
   const Walker walker = addWalker(w, restitution);
   VectorX before = velocityOf(*walker.body);
   int impactStep = -1;
+  double normalTilt = 0;  // of Bullet's contact normals from the ground's +z
   for (int k = 0; k < 6 && impactStep < 0; ++k) {
     before = velocityOf(*walker.body);
     w.step(kDt);
@@ -134,6 +145,8 @@ TEST_P(HeelStrike, ThroughBulletEqualsTheCoresDenseSolution) {
       impactStep = k;
       EXPECT_EQ(report.clusters.size(), 1u);
       EXPECT_EQ(report.clusters.front().contacts.size(), 2u) << "both feet strike";
+      for (const ContactReport& c : report.clusters.front().contacts)
+        normalTilt = std::max(normalTilt, std::hypot(c.normal[0], c.normal[1]));
     }
   }
   ASSERT_EQ(impactStep, 2) << "the strike is detected in the third pass";
@@ -142,13 +155,15 @@ TEST_P(HeelStrike, ThroughBulletEqualsTheCoresDenseSolution) {
   const MatrixX J = contactRows(walker);
   const ImpactResult dense = resolveDense(M, before, J, restitution);
   const double scale = before.norm();
-  fmt::print("heel strike R {}: reflections {}, |through Bullet - dense| / |v| = {:.3e}, E {:.12f} -> {:.12f}\n",
-             restitution, dense.reflections, (after - dense.velocity).norm() / scale, 0.5 * before.dot(M * before),
-             0.5 * after.dot(M * after));
-  for (int k = 0; k < 8; ++k) EXPECT_NEAR(after[k], dense.velocity[k], testing::kExact * scale) << "dof " << k;
-  EXPECT_GE((J * after).minCoeff(), -testing::kExact * scale) << "a foot still approaches the ground";
+  const Eigen::JacobiSVD<MatrixX> svd(M);
+  fmt::print("heel strike R {}: reflections {}, cond(M) {:.3g}, normal tilt {:.2e}, |through Bullet - dense| / |v| = "
+             "{:.3e}, E {:.12f} -> {:.12f}\n",
+             restitution, dense.reflections, svd.singularValues()(0) / svd.singularValues()(7), normalTilt,
+             (after - dense.velocity).norm() / scale, 0.5 * before.dot(M * before), 0.5 * after.dot(M * after));
+  for (int k = 0; k < 8; ++k) EXPECT_NEAR(after[k], dense.velocity[k], kAgreement * scale) << "dof " << k;
+  EXPECT_GE((J * after).minCoeff(), -kAgreement * scale) << "a foot still approaches the ground";
   if (restitution == 1) {
-    EXPECT_NEAR(after.dot(M * after), before.dot(M * before), testing::kExact * before.dot(M * before));
+    EXPECT_NEAR(after.dot(M * after), before.dot(M * before), kAgreement * before.dot(M * before));
   }
 }
 
