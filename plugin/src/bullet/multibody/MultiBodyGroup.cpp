@@ -118,12 +118,12 @@ bool MultiBodyGroup::addMultiBody(btMultiBody* mb, const KickMemory& kicks, cons
   m_now.resize(b.offset + dofs, 0);
   m_mid.resize(b.offset + dofs, 0);
   m_kick.resize(b.offset + dofs, 0);
-  m_jacobian.resize(6 + mb->getNumDofs());
-  b.kickKnown = b.usable && kicks.kick(*mb, &m_jacobian[0]);
+  m_fullKick.resize(static_cast<std::size_t>(6 + mb->getNumDofs()));
+  b.kickKnown = b.usable && kicks.kick(*mb, m_fullKick.data());
   for (std::size_t k = 0; k < dofs && b.usable; ++k) {
     const int dof = b.firstDof + static_cast<int>(k);
     m_now[b.offset + k] = mb->getVelocityVector()[dof];
-    m_kick[b.offset + k] = b.kickKnown ? Scalar(m_jacobian[dof]) : 0;
+    m_kick[b.offset + k] = b.kickKnown ? m_fullKick[static_cast<std::size_t>(dof)] : 0;
     m_mid[b.offset + k] = m_now[b.offset + k] - 0.5 * m_kick[b.offset + k];  // the kick is already in v
   }
   const auto at = std::lower_bound(m_index.begin(), m_index.end(), static_cast<const void*>(mb), byKey);

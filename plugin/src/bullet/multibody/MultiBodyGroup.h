@@ -106,6 +106,7 @@ class MultiBodyGroup {
   std::vector<std::pair<const void*, int>> m_index;  // multibody or rigid body → block, sorted
   std::vector<Scalar> m_now, m_mid, m_kick;
   std::vector<Scalar> m_rows;
+  std::vector<Scalar> m_fullKick;  // a multibody's 6 + n kick, in double whatever btScalar is
   btAlignedObjectArray<btScalar> m_jacobian, m_scratchR;
   btAlignedObjectArray<btVector3> m_scratchV;
   btAlignedObjectArray<btMatrix3x3> m_scratchM;
