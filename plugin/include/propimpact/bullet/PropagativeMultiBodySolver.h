@@ -49,6 +49,9 @@
 #include "propimpact/bullet/StepReport.h"
 
 namespace propimpact {
+namespace bullet_detail {
+class MultiBodyRestingPass;
+}
 
 /// The multibody drop-in solver. One per btMultiBodyDynamicsWorld.
 class PropagativeMultiBodySolver : public btMultiBodyConstraintSolver {
@@ -86,7 +89,8 @@ class PropagativeMultiBodySolver : public btMultiBodyConstraintSolver {
 
  private:
   explicit PropagativeMultiBodySolver(std::size_t callerScalarSize);
-  void resolveComponent(int root, btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info);
+  void resolveComponent(int root, btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
+                        bullet_detail::MultiBodyRestingPass& resting);
   void noteClampedRestitution();
 
   struct Impl;

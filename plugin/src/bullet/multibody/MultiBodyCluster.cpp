@@ -68,8 +68,15 @@ void MultiBodyCluster::addContacts(int root, MultiBodyGroup& group, ImpactProble
     const auto rowOf = [&](int blk, std::size_t row) {
       return Eigen::Map<const VectorX>(group.row(row), group.blocks[static_cast<std::size_t>(blk)].dofs);
     };
-    m_rowA = c.blockA >= 0 ? VectorX(rowOf(c.blockA, c.rowA)) : VectorX();
-    m_rowB = c.blockB >= 0 ? VectorX(rowOf(c.blockB, c.rowB)) : VectorX();
+    // Assigned into reused vectors: no allocation once they have grown.
+    if (c.blockA >= 0)
+      m_rowA = rowOf(c.blockA, c.rowA);
+    else
+      m_rowA.resize(0);
+    if (c.blockB >= 0)
+      m_rowB = rowOf(c.blockB, c.rowB);
+    else
+      m_rowB.resize(0);
     if (c.blockA >= 0 && c.blockA == c.blockB) {
       m_rowA += m_rowB;  // two links of one multibody: one row over its block
       blockB = kNoBlock;
@@ -155,7 +162,7 @@ ContactReport contactReport(const GroupContact& c, const ImpactResult& r, Scalar
 
 }  // namespace
 
-void MultiBodyCluster::writeBack(const ImpactProblem& problem, const ImpactResult& r, MultiBodyGroup& group,
+std::size_t MultiBodyCluster::writeBack(const ImpactProblem& problem, const ImpactResult& r, MultiBodyGroup& group,
                                  ContactHistory& history, MultiBodyRestingPass& resting, ClusterReport* report) {
   for (int blk = 0; blk < problem.blockCount(); ++blk) {
     const BlockLayout& layout = problem.block(blk);
@@ -187,12 +194,14 @@ void MultiBodyCluster::writeBack(const ImpactProblem& problem, const ImpactResul
     for (std::size_t k = r.sequence.size(); k-- > 0;)
       m_firstReflection[static_cast<std::size_t>(r.sequence[k])] = static_cast<int>(k);
   }
+  std::size_t inCluster = 0;
   for (GroupContact& c : group.contacts) {
     if (c.contact < 0) continue;
     if (!r.inCluster[static_cast<std::size_t>(c.contact)]) {
       c.contact = -1;  // never reached: an ordinary resting contact
       continue;
     }
+    ++inCluster;
     const Scalar separation = group.approachMid(c);
     if (separation + 0.5 * c.kick > c.restingSpeed)
       resting.hide(*c.point);
@@ -203,6 +212,7 @@ void MultiBodyCluster::writeBack(const ImpactProblem& problem, const ImpactResul
       report->contacts.push_back(contactReport(c, r, problem.contact(c.contact).restitution, separation,
                                                m_firstReflection[static_cast<std::size_t>(c.contact)]));
   }
+  return inCluster;
 }
 
 void MultiBodyCluster::hideApproachingSpeculative(const MultiBodyGroup& group, MultiBodyRestingPass& resting) {

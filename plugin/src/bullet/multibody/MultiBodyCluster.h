@@ -54,8 +54,9 @@ class MultiBodyCluster {
   void build(int root, MultiBodyGroup& group, btTypedConstraint** constraints, int numConstraints,
              const btContactSolverInfo& info, ImpactProblem& problem);
 
-  /// Writes one resolved cluster back; \p report may be null.
-  void writeBack(const ImpactProblem& problem, const ImpactResult& result, MultiBodyGroup& group,
+  /// Writes one resolved cluster back; \p report may be null. Returns how
+  /// many contacts took part in the impact (the others are resting contact).
+  std::size_t writeBack(const ImpactProblem& problem, const ImpactResult& result, MultiBodyGroup& group,
                  ContactHistory& history, MultiBodyRestingPass& resting, ClusterReport* report);
 
   /// Speculative points an impact now drives together are hidden from Bullet's

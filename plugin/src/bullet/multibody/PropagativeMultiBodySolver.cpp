@@ -8,6 +8,8 @@
 #include <BulletDynamics/Featherstone/btMultiBodyConstraint.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -38,7 +40,7 @@ struct PropagativeMultiBodySolver::Impl {
   ContactHistory history;
   KickMemory kicks;
   MultiBodyRestingPass::Buffers restingBuffers;
-  MultiBodyRestingPass* resting = nullptr;  // the pass of the current call
+  std::size_t clusterContacts = 0;  // contacts that took part in an impact in the current call
   ImpactProblem problem;
   ImpactResolver resolver;
   ImpactResult result;
@@ -65,8 +67,16 @@ void PropagativeMultiBodySolver::forgetKick(const btMultiBody& body) { m_impl->k
 
 void PropagativeMultiBodySolver::prepareSolve(int numBodies, int numManifolds) {
   btMultiBodyConstraintSolver::prepareSolve(numBodies, numManifolds);
-  if (m_reportConsumed) {
-    m_report = StepReport{};
+  if (m_reportConsumed) {  // field by field: the vectors keep their capacity
+    m_report.clusters.clear();
+    m_report.rejected.clear();
+    m_report.substeps = 0;
+    m_report.restingContacts = 0;
+    m_report.capHits = 0;
+    m_report.droppedClusters = 0;
+    m_report.restitutionClamped = 0;
+    m_report.frictionClamped = 0;
+    m_report.restitutionWarnings.clear();
     m_reportConsumed = false;
   }
   m_impl->substep = m_report.substeps;
@@ -83,7 +93,7 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
                                                      btIDebugDraw* debugDrawer, btDispatcher* dispatcher) {
   Impl& im = *m_impl;
   MultiBodyRestingPass resting(im.restingBuffers);
-  im.resting = &resting;
+  im.clusterContacts = 0;
   MultiBodyGroup& group = im.group;
   group.gatherBodies(bodies, numBodies, info.m_timeStep, im.kicks, m_settings, m_report);
   group.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting);
@@ -97,7 +107,7 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
     opt.analysisContactLimit = std::clamp(m_settings.analysisContactLimit, 0, 64);
     opt.growFromSeeds = true;
     opt.jointErrorAsBias = false;  // as in the rigid solver: the joint error is the half kick's
-    for (const int root : im.cluster.seededRoots()) resolveComponent(root, constraints, numConstraints, info);
+    for (const int root : im.cluster.seededRoots()) resolveComponent(root, constraints, numConstraints, info, resting);
     im.history.sortImpactedPairs();
   }
   MultiBodyCluster::hideApproachingSpeculative(group, resting);
@@ -119,13 +129,11 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
   for (const GroupBlock& b : group.blocks)
     if (b.multiBody && !b.excluded) im.kicks.record(*b.multiBody);
   if (m_settings.keepReport)
-    for (const GroupContact& c : group.contacts)
-      if (c.contact < 0) ++m_report.restingContacts;
-  im.resting = nullptr;
+    m_report.restingContacts += static_cast<std::int64_t>(group.contacts.size() - im.clusterContacts);
 }
 
 void PropagativeMultiBodySolver::resolveComponent(int root, btTypedConstraint** constraints, int numConstraints,
-                                                  const btContactSolverInfo& info) {
+                                                  const btContactSolverInfo& info, MultiBodyRestingPass& resting) {
   Impl& im = *m_impl;
   im.cluster.build(root, im.group, constraints, numConstraints, info, im.problem);
   if (im.problem.contactCount() == 0) return;
@@ -155,7 +163,7 @@ void PropagativeMultiBodySolver::resolveComponent(int root, btTypedConstraint** 
   }
   if (r.capHit) ++m_report.capHits;
   noteClampedRestitution();
-  im.cluster.writeBack(im.problem, r, im.group, im.history, *im.resting, report);
+  im.clusterContacts += im.cluster.writeBack(im.problem, r, im.group, im.history, resting, report);
 }
 
 // Bullet's combined restitution is a product and may exceed 1; the core's
