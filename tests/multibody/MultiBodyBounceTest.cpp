@@ -79,5 +79,27 @@ TEST(MultiBodyBounce, ApexKeptOverFiftyBouncesAt240Hz) {
   EXPECT_LE(worstRigid, kApexTolerance);
 }
 
+// The Zeno rule with the reconstructed kick: a multibody ball lying on the
+// ground is resting contact, not a stream of tiny impacts — no impact cluster
+// in 2 s, and it stays on the ground.
+TEST(MultiBodyBounce, RestingBallHasNoImpacts) {
+  testing::MultiBodyWorld w(true, btVector3(0, 0, btScalar(-9.81)));
+  w.addGround(0);
+  btMultiBody* ball = w.addBall(kRadius, 1, btVector3(0, 0, btScalar(kRadius)), btVector3(0, 0, 0));
+  int clusters = 0;
+  double lowest = kRadius, highest = kRadius;
+  for (int k = 0; k < 480; ++k) {
+    w.step(kDt);
+    clusters += static_cast<int>(w.solver().lastStepReport().clusters.size());
+    lowest = std::min(lowest, double(ball->getBasePos().z()));
+    highest = std::max(highest, double(ball->getBasePos().z()));
+  }
+  fmt::print("resting multibody ball, 2 s at 240 Hz: {} impact clusters, centre height in [{:.6f}, {:.6f}] m\n",
+             clusters, lowest, highest);
+  EXPECT_EQ(clusters, 0);
+  EXPECT_LT(highest - kRadius, 1e-3);
+  EXPECT_GT(lowest - kRadius, -1e-2);
+}
+
 }  // namespace
 }  // namespace propimpact
