@@ -55,8 +55,11 @@ TEST_P(KinematicPaddle, SendsTheMultiBodyBallOffAtOnePlusEV) {
   for (int k = 0; k < 8; ++k) {
     motion.advance(kDt);
     w.step(kDt);
-    clusters += static_cast<int>(w.solver().lastStepReport().clusters.size());
-    paddleVelocity = paddle.getLinearVelocity().x();
+    const int now = static_cast<int>(w.solver().lastStepReport().clusters.size());
+    clusters += now;
+    // The velocity Bullet derived in the impact step: in single precision it
+    // differs from step to step by ~1e-5 (a float pose difference over Δt).
+    if (now > 0) paddleVelocity = paddle.getLinearVelocity().x();
   }
   w.world->removeRigidBody(&paddle);
   const double v = ball->getBaseVel().x();
