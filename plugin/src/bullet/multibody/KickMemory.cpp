@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cmath>
 #include <functional>
+#include <limits>
 
 namespace propimpact::bullet_detail {
 namespace {
@@ -22,7 +24,16 @@ bool KickMemory::kick(const btMultiBody& body, Scalar* kick) const {
   const int dofs = 6 + body.getNumDofs();
   if (!e || e->pass + 1 != m_pass || e->dofs != dofs) return false;
   const btScalar* v = body.getVelocityVector();
-  for (int k = 0; k < dofs; ++k) kick[k] = Scalar(v[k]) - m_velocities[e->offset + static_cast<std::size_t>(k)];
+  // The difference is known only to btScalar's round-off: Bullet adds its
+  // pending deltas in btScalar. A difference within that is no kick (in
+  // single precision it would otherwise make a zero-gravity contact look
+  // loaded, and Bullet's pass would push an impact's overlap out).
+  constexpr Scalar kRoundOff = 8 * std::numeric_limits<btScalar>::epsilon();
+  for (int k = 0; k < dofs; ++k) {
+    const Scalar end = m_velocities[e->offset + static_cast<std::size_t>(k)];
+    const Scalar difference = Scalar(v[k]) - end;
+    kick[k] = std::abs(difference) <= kRoundOff * (std::abs(Scalar(v[k])) + std::abs(end)) ? 0 : difference;
+  }
   return true;
 }
 
