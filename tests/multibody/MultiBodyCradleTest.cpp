@@ -58,6 +58,28 @@ TEST_P(MultiBodyCradle, EndsAtZeroZeroV0WithEnergyKept) {
 
 INSTANTIATE_TEST_SUITE_P(Rates, MultiBodyCradle, ::testing::Values(60.0, 600.0));
 
+// The other way in: a world built with Bullet's solver, ours swapped in with
+// setMultiBodyConstraintSolver (setConstraintSolver would never reach the
+// island callback).
+TEST(MultiBodyCradleSetSolver, SwappedInBySetMultiBodyConstraintSolver) {
+  const double dt = 1.0 / 60, v0 = 1, r = 0.5;
+  PropagativeMultiBodySolver ours;  // outlives the world that uses it
+  testing::MultiBodyWorld w(false);
+  w.world->setMultiBodyConstraintSolver(&ours);
+  btMultiBody* a = w.addBall(r, 1, btVector3(btScalar(-2 * r - v0 * dt * 1.5), 0, 0), btVector3(btScalar(v0), 0, 0));
+  btMultiBody* b = w.addBall(r, 1, btVector3(0, 0, 0), btVector3(0, 0, 0));
+  btMultiBody* c = w.addBall(r, 1, btVector3(btScalar(2 * r), 0, 0), btVector3(0, 0, 0));
+  std::size_t clusters = 0;
+  for (int k = 0; k < 6; ++k) {
+    w.step(dt);
+    clusters += ours.lastStepReport().clusters.size();
+  }
+  EXPECT_EQ(clusters, 1u);
+  EXPECT_NEAR(a->getBaseVel().x(), 0, testing::kExact);
+  EXPECT_NEAR(b->getBaseVel().x(), 0, testing::kExact);
+  EXPECT_NEAR(c->getBaseVel().x(), v0, testing::kExact);
+}
+
 // Inelastic cradles end at the core's outcome and stay there: the impact
 // contacts that remain touching keep their overlap in Bullet's pass, step
 // after step. (Measured before the kick's round-off filter, KickMemory.cpp:
