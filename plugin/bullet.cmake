@@ -25,6 +25,11 @@ add_library(propimpact_bullet
   src/bullet/RestingPass.cpp
   src/bullet/ContactHistory.cpp
   src/bullet/Precision.cpp
+  src/bullet/multibody/PropagativeMultiBodySolver.cpp
+  src/bullet/multibody/MultiBodyGroup.cpp
+  src/bullet/multibody/MultiBodyCluster.cpp
+  src/bullet/multibody/MultiBodyRestingPass.cpp
+  src/bullet/multibody/KickMemory.cpp
 )
 add_library(propimpact::bullet ALIAS propimpact_bullet)
 set_target_properties(propimpact_bullet PROPERTIES EXPORT_NAME bullet POSITION_INDEPENDENT_CODE ON)

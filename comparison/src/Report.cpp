@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "MultiBodyStudy.h"
 #include "RobotStudies.h"
 #include "Studies.h"
 
@@ -243,6 +244,9 @@ std::string writeReport(const std::string& directory, const std::string& commit)
   const std::string robots = robotReportSections(directory, claims);
   body += robots;
   any = any || !robots.empty();
+  const std::string multiBody = multiBodyReportSection(directory, claims);
+  body += multiBody;
+  any = any || !multiBody.empty();
   if (!any)
     throw std::runtime_error(fmt::format(
         "no cradle.csv, billiards.csv, bounce.csv, pantograph.csv, walker.csv or design.csv in '{}'", directory));

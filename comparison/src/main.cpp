@@ -11,6 +11,7 @@
 #include <propimpact/bullet/Precision.h>
 #include <propimpact/scenes/Solvers.h>
 
+#include "MultiBodyCommand.h"
 #include "RobotCommands.h"
 #include "Studies.h"
 #include <propimpact/scenes/WorldFile.h>
@@ -186,6 +187,8 @@ int main(int argc, char** argv) {
   CLI::App* exportCmd = addExportCommand(app, exported);
   RobotCommands robots;
   addRobotCommands(app, robots);
+  MultiBodyCommand multiBody;
+  addMultiBodyCommand(app, multiBody);
 
   std::vector<std::string> mergeInputs;
   std::string mergeOutput = "-";
@@ -214,6 +217,7 @@ int main(int argc, char** argv) {
     }
     if (*worldCmd) return runWorldCommand(world, worldFlags);
     if (const auto code = runRobotCommand(robots)) return *code;
+    if (const auto code = runMultiBodyCommand(multiBody)) return *code;
     if (*exportCmd) {
       const std::string what = exportScene(exported);
       fmt::print(stderr, "wrote {}: {}\n", exported.output, what);

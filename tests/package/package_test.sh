@@ -19,9 +19,11 @@ else
   echo "note: this build's propimpact-compare cannot replay .bullet files (no importer): energy checks skipped" >&2
 fi
 cmake -S "$source_dir/tests/package/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
-  -DHELLO_SOURCE="$source_dir/bullet_examples/hello_drop_in.cpp" "${energy[@]}" >/dev/null
+  -DHELLO_SOURCE="$source_dir/bullet_examples/hello_drop_in.cpp" \
+  -DMULTIBODY_SOURCE="$source_dir/bullet_examples/multibody_cradle.cpp" "${energy[@]}" >/dev/null
 cmake --build "$work/consumer" -j 2 >/dev/null
 "$work/consumer/hello_drop_in" | tail -1
+"$work/consumer/multibody_cradle" | tail -1
 if ((${#energy[@]})); then
   grep -q "$work/prefix/bin/propimpact-compare" "$work/consumer/CTestTestfile.cmake" ||
     { echo "FAIL: the energy check does not run the installed propimpact-compare" >&2; exit 1; }

@@ -1,0 +1,187 @@
+// One solveMultiBodyGroup is a sequence of stages (see each stage's header):
+//   gather bodies (kick from KickMemory) → gather contacts (Bullet's
+//   Jacobians, Zeno classification) → components → per seeded component:
+//   cluster problem → core resolve → write-back → speculative points →
+//   Bullet's multibody pass (one scope object) → contact history and kicks.
+#include "propimpact/bullet/PropagativeMultiBodySolver.h"
+
+#include <BulletDynamics/Featherstone/btMultiBodyConstraint.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../ContactHistory.h"
+#include "KickMemory.h"
+#include "MultiBodyCluster.h"
+#include "MultiBodyGroup.h"
+#include "MultiBodyRestingPass.h"
+#include "propimpact/core/Errors.h"
+#include "propimpact/core/ImpactProblem.h"
+#include "propimpact/core/ImpactResolver.h"
+
+namespace propimpact {
+
+using bullet_detail::ContactHistory;
+using bullet_detail::GroupBlock;
+using bullet_detail::GroupContact;
+using bullet_detail::KickMemory;
+using bullet_detail::MultiBodyCluster;
+using bullet_detail::MultiBodyGroup;
+using bullet_detail::MultiBodyRestingPass;
+
+struct PropagativeMultiBodySolver::Impl {
+  MultiBodyGroup group;
+  MultiBodyCluster cluster;
+  ContactHistory history;
+  KickMemory kicks;
+  MultiBodyRestingPass::Buffers restingBuffers;
+  std::size_t clusterContacts = 0;  // contacts that took part in an impact in the current call
+  ImpactProblem problem;
+  ImpactResolver resolver;
+  ImpactResult result;
+  ResolveOptions options;
+  int substep = 0;
+  std::vector<std::pair<const void*, const void*>> warnedPairs;  // sorted: pairs already warned about restitution
+};
+
+PropagativeMultiBodySolver::PropagativeMultiBodySolver(std::size_t callerScalarSize) : m_impl(std::make_unique<Impl>()) {
+  if (callerScalarSize != sizeof(btScalar))
+    throw std::logic_error("propimpact was built for " + std::to_string(sizeof(btScalar) * 8) +
+                           "-bit btScalar but is used with " + std::to_string(callerScalarSize * 8) +
+                           "-bit btScalar: link the matching Bullet build (bullet vs bullet-float64)");
+}
+
+PropagativeMultiBodySolver::~PropagativeMultiBodySolver() = default;
+
+const StepReport& PropagativeMultiBodySolver::lastStepReport() const {
+  m_reportConsumed = true;
+  return m_report;
+}
+
+void PropagativeMultiBodySolver::forgetKick(const btMultiBody& body) { m_impl->kicks.forget(&body); }
+
+void PropagativeMultiBodySolver::prepareSolve(int numBodies, int numManifolds) {
+  btMultiBodyConstraintSolver::prepareSolve(numBodies, numManifolds);
+  if (m_reportConsumed) {  // field by field: the vectors keep their capacity
+    m_report.clusters.clear();
+    m_report.rejected.clear();
+    m_report.substeps = 0;
+    m_report.restingContacts = 0;
+    m_report.capHits = 0;
+    m_report.droppedClusters = 0;
+    m_report.restitutionClamped = 0;
+    m_report.frictionClamped = 0;
+    m_report.restitutionWarnings.clear();
+    m_reportConsumed = false;
+  }
+  m_impl->substep = m_report.substeps;
+  ++m_report.substeps;
+  m_impl->history.beginPass();
+  m_impl->kicks.beginPass();
+}
+
+void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies, int numBodies,
+                                                     btPersistentManifold** manifolds, int numManifolds,
+                                                     btTypedConstraint** constraints, int numConstraints,
+                                                     btMultiBodyConstraint** multiBodyConstraints,
+                                                     int numMultiBodyConstraints, const btContactSolverInfo& info,
+                                                     btIDebugDraw* debugDrawer, btDispatcher* dispatcher) {
+  Impl& im = *m_impl;
+  MultiBodyRestingPass resting(im.restingBuffers);
+  im.clusterContacts = 0;
+  MultiBodyGroup& group = im.group;
+  group.gatherBodies(bodies, numBodies, info.m_timeStep, im.kicks, m_settings, m_report);
+  group.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting);
+  if (im.cluster.components(group, constraints, numConstraints)) {
+    ResolveOptions& opt = im.options;
+    opt.ordering = m_settings.ordering;
+    opt.randomSeed = m_settings.randomSeed;
+    opt.reflectionCap = m_settings.reflectionCap;
+    opt.computeXi = m_settings.computeXi;
+    opt.xiOrders = m_settings.xiOrders;
+    opt.analysisContactLimit = std::clamp(m_settings.analysisContactLimit, 0, 64);
+    opt.growFromSeeds = true;
+    opt.jointErrorAsBias = false;  // as in the rigid solver: the joint error is the half kick's
+    for (const int root : im.cluster.seededRoots()) resolveComponent(root, constraints, numConstraints, info, resting);
+    im.history.sortImpactedPairs();
+  }
+  MultiBodyCluster::hideApproachingSpeculative(group, resting);
+  const auto excluded = [&](int blk) { return blk >= 0 && group.blocks[static_cast<std::size_t>(blk)].excluded; };
+  for (int k = 0; k < numConstraints; ++k) {
+    if (excluded(group.blockOf(&constraints[k]->getRigidBodyA())) || excluded(group.blockOf(&constraints[k]->getRigidBodyB())))
+      continue;
+    resting.addConstraint(constraints[k]);
+  }
+  for (int k = 0; k < numMultiBodyConstraints; ++k) {
+    btMultiBodyConstraint* c = multiBodyConstraints[k];
+    if ((c->getMultiBodyA() && excluded(group.blockOf(c->getMultiBodyA()))) ||
+        (c->getMultiBodyB() && excluded(group.blockOf(c->getMultiBodyB()))))
+      continue;
+    resting.addMultiBodyConstraint(c);
+  }
+  resting.run(*this, bodies, numBodies, info, debugDrawer, dispatcher);
+  im.history.recordPass(manifolds, numManifolds, m_settings.touchingDistance);
+  for (const GroupBlock& b : group.blocks)
+    if (b.multiBody && !b.excluded) im.kicks.record(*b.multiBody);
+  if (m_settings.keepReport)
+    m_report.restingContacts += static_cast<std::int64_t>(group.contacts.size() - im.clusterContacts);
+}
+
+void PropagativeMultiBodySolver::resolveComponent(int root, btTypedConstraint** constraints, int numConstraints,
+                                                  const btContactSolverInfo& info, MultiBodyRestingPass& resting) {
+  Impl& im = *m_impl;
+  im.cluster.build(root, im.group, constraints, numConstraints, info, im.problem);
+  if (im.problem.contactCount() == 0) return;
+  im.options.problemKey = (im.history.pass() << 20) ^ static_cast<std::uint64_t>(root);
+  ImpactResult& r = im.result;
+  try {
+    im.resolver.resolve(im.problem, im.options, r);
+  } catch (const InputError&) {
+    return;  // invalid options: everything stays with Bullet's pass
+  }
+  ClusterReport* report = nullptr;
+  if (m_settings.keepReport && m_report.clusters.size() >= m_settings.reportClusterCap) {
+    ++m_report.droppedClusters;
+  } else if (m_settings.keepReport) {
+    report = &m_report.clusters.emplace_back();
+    report->substep = im.substep;
+    report->reflections = r.reflections;
+    report->energyBefore = r.energyBefore;
+    report->energyAfter = r.energyAfter;
+    report->restitution = r.restitution;
+    report->xiComputed = r.xiComputed;
+    report->xi = r.xi;
+    report->xiOrders = r.xiOrders;
+    report->certificate = r.certificate;
+    report->capHit = r.capHit;
+    report->fallback = r.fallback;
+  }
+  if (r.capHit) ++m_report.capHits;
+  noteClampedRestitution();
+  im.clusterContacts += im.cluster.writeBack(im.problem, r, im.group, im.history, resting, report);
+}
+
+// Bullet's combined restitution is a product and may exceed 1; the core's
+// coefficient is in [0, 1] (SPEC §5). Say so, as the rigid solver does.
+void PropagativeMultiBodySolver::noteClampedRestitution() {
+  Impl& im = *m_impl;
+  for (const GroupContact& c : im.group.contacts) {
+    if (c.contact < 0) continue;
+    const btScalar combined = c.point->m_combinedRestitution;
+    if (combined >= 0 && combined <= 1) continue;
+    ++m_report.restitutionClamped;
+    const auto pair = c.objectA < c.objectB ? std::make_pair<const void*, const void*>(c.objectA, c.objectB)
+                                            : std::make_pair<const void*, const void*>(c.objectB, c.objectA);
+    const auto at = std::lower_bound(im.warnedPairs.begin(), im.warnedPairs.end(), pair);
+    if (at != im.warnedPairs.end() && *at == pair) continue;
+    im.warnedPairs.insert(at, pair);
+    m_report.restitutionWarnings.push_back(RestitutionWarning{c.objectA, c.objectB, double(combined)});
+  }
+}
+
+}  // namespace propimpact
