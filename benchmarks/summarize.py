@@ -2,7 +2,7 @@
 """Summarises the Google Benchmark JSON files of scripts/bench.
 
 Usage: summarize.py OUT_DIR
-Reads OUT_DIR/{pile,chain,core_chain,landing,cradles,core_random}.json (those
+Reads OUT_DIR/{pile,chain,core_chain,landing,cradles,multibody,core_random}.json (those
 present), prints the summary table with the headline lines
   pile: propagative/stock step-time ratio = X
   chain N=10000: Y reflections/s
@@ -98,6 +98,13 @@ def main():
         cradle_ms[name.split("/")[1]] = med
         rows.append(("cradles", name.split("/")[1], "ms_per_step", med, spread, n))
 
+    multibody = repetitions(load(os.path.join(out, "multibody.json")))
+    multibody_ms = {}
+    for name, runs in sorted(multibody.items()):
+        med, spread, n = stats([to_ms(b, "cpu_time") for b in runs])
+        multibody_ms[name.split("/")[1]] = med
+        rows.append(("multibody", name.split("/")[1], "ms_per_step", med, spread, n))
+
     core_chain = repetitions(load(os.path.join(out, "core_chain.json")))
     core_slowest, core_largest = {}, {}
     for name, runs in sorted(core_chain.items(), key=lambda kv: (kv[0].split("/")[1], int(kv[0].split("/")[2]))):
@@ -174,6 +181,10 @@ def main():
     if {"propagative", "bullet_si"} <= cradle_ms.keys():
         lines.append(f"cradles: propagative/stock step-time ratio = {cradle_ms['propagative'] / cradle_ms['bullet_si']:.3f}"
                      f" ({cradle_ms['propagative']:.3g} ms vs {cradle_ms['bullet_si']:.3g} ms per step)")
+    if {"propagative", "bullet_multibody"} <= multibody_ms.keys():
+        lines.append(f"multibody pendulums: propagative/stock step-time ratio = "
+                     f"{multibody_ms['propagative'] / multibody_ms['bullet_multibody']:.3f}"
+                     f" ({multibody_ms['propagative']:.3g} ms vs {multibody_ms['bullet_multibody']:.3g} ms per step)")
     for line in lines:
         print(line)
 
