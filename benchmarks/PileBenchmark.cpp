@@ -86,17 +86,6 @@ SettledPile& settledPile(const std::string& solverName) {
   return pile;
 }
 
-void addStageSeconds(SolveStageSeconds& into, const SolveStageSeconds& step) {
-  into.classification += step.classification;
-  into.problemBuild += step.problemBuild;
-  into.prepare += step.prepare;
-  into.propagation += step.propagation;
-  into.plastic += step.plastic;
-  into.analysis += step.analysis;
-  into.writeBack += step.writeBack;
-  into.restingPass += step.restingPass;
-}
-
 void pile(benchmark::State& state, const std::string& solverName) {
   SettledPile& pile = settledPile(solverName);
   auto* ours = dynamic_cast<TimedPropagativeSolver*>(pile.solver.get());
@@ -124,7 +113,7 @@ void pile(benchmark::State& state, const std::string& solverName) {
               fastestSeed = std::max(fastestSeed, -contact.approachSpeed);
             }
         }
-        addStageSeconds(stages, ours->lastStepReport().stageSeconds);
+        stages += ours->lastStepReport().stageSeconds;
         clusters += static_cast<std::int64_t>(ours->lastStepReport().clusters.size());
         reflections += reportedReflections(*ours);
       }

@@ -23,6 +23,7 @@ add_library(propimpact_bullet
   src/bullet/JointRows.cpp
   src/bullet/WriteBack.cpp
   src/bullet/RestingPass.cpp
+  src/bullet/RestitutionWarnings.cpp
   src/bullet/ContactHistory.cpp
   src/bullet/Precision.cpp
   src/bullet/multibody/PropagativeMultiBodySolver.cpp

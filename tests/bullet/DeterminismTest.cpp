@@ -56,17 +56,6 @@ struct Run {
   SolveStageSeconds seconds;  // summed over the steps (SolverSettings::timeStages)
 };
 
-void accumulate(SolveStageSeconds& into, const SolveStageSeconds& step) {
-  into.classification += step.classification;
-  into.problemBuild += step.problemBuild;
-  into.prepare += step.prepare;
-  into.propagation += step.propagation;
-  into.plastic += step.plastic;
-  into.analysis += step.analysis;
-  into.writeBack += step.writeBack;
-  into.restingPass += step.restingPass;
-}
-
 using Builder = std::function<void(scenes::World&)>;
 
 Run run(const Builder& build, int steps, double dt, const SolverSettings& settings = {}) {
@@ -78,7 +67,7 @@ Run run(const Builder& build, int steps, double dt, const SolverSettings& settin
     world->step(dt);
     const StepReport& report = testing::propagative(*world).lastStepReport();
     out.clusters += static_cast<std::int64_t>(report.clusters.size());
-    accumulate(out.seconds, report.stageSeconds);
+    out.seconds += report.stageSeconds;
   }
   out.hash = stateHash(*world);
   return out;

@@ -16,6 +16,7 @@
 #include "ContactHistory.h"
 #include "Island.h"
 #include "RestingPass.h"
+#include "RestitutionWarnings.h"
 #include "WriteBack.h"
 #include "../core/StageClock.h"
 #include "propimpact/core/Errors.h"
@@ -43,7 +44,7 @@ struct PropagativeImpactSolver::Impl {
   ImpactResolver resolver;
   ResolveOptions options;
   int substep = 0;
-  std::vector<std::pair<const void*, const void*>> warnedPairs;  // sorted: pairs already warned about restitution
+  bullet_detail::RestitutionWarnings restitutionWarnings;
   std::vector<int> firstReflection;  // write-back's scratch: each contact's first place in the sequence
 
   // Results kept per cluster shape (dofs, contacts): ImpactResult's Eigen
@@ -205,23 +206,10 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   clock.lap(seconds.writeBack);
 }
 
-// Bullet's combined restitution is a product and may exceed 1 (pinball
-// bumpers); the core's coefficient is in [0, 1] (SPEC §5), so it was clamped
-// in ClusterProblem. Say so: a counter, and one warning per body pair.
 void PropagativeImpactSolver::noteClampedRestitution() {
   Impl& im = *m_impl;
-  for (const IslandContact& c : im.island.contacts) {
-    if (c.contact < 0) continue;
-    const btScalar combined = c.point->m_combinedRestitution;
-    if (combined >= 0 && combined <= 1) continue;
-    ++m_report.restitutionClamped;
-    const auto pair = c.objectA < c.objectB ? std::make_pair<const void*, const void*>(c.objectA, c.objectB)
-                                            : std::make_pair<const void*, const void*>(c.objectB, c.objectA);
-    const auto at = std::lower_bound(im.warnedPairs.begin(), im.warnedPairs.end(), pair);
-    if (at != im.warnedPairs.end() && *at == pair) continue;
-    im.warnedPairs.insert(at, pair);
-    m_report.restitutionWarnings.push_back(RestitutionWarning{c.objectA, c.objectB, double(combined)});
-  }
+  for (const IslandContact& c : im.island.contacts)
+    if (c.contact >= 0) im.restitutionWarnings.note(*c.point, c.objectA, c.objectB, m_report);
 }
 
 }  // namespace propimpact

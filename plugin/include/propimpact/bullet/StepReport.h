@@ -79,6 +79,19 @@ struct SolveStageSeconds {
   double analysis = 0;        ///< certificates and ξ (StageSeconds::analysis).
   double writeBack = 0;       ///< impact friction, velocities and the report written back.
   double restingPass = 0;     ///< Bullet's own pass over the resting contacts and joints.
+
+  /// Adds \p other stage by stage (e.g. to sum the reports of many steps).
+  SolveStageSeconds& operator+=(const SolveStageSeconds& other) {
+    classification += other.classification;
+    problemBuild += other.problemBuild;
+    prepare += other.prepare;
+    propagation += other.propagation;
+    plastic += other.plastic;
+    analysis += other.analysis;
+    writeBack += other.writeBack;
+    restingPass += other.restingPass;
+    return *this;
+  }
 };
 
 /// Everything since the report was last read (see PropagativeImpactSolver::lastStepReport).

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../ContactHistory.h"
+#include "../RestitutionWarnings.h"
 #include "KickMemory.h"
 #include "MultiBodyCluster.h"
 #include "MultiBodyGroup.h"
@@ -46,7 +47,7 @@ struct PropagativeMultiBodySolver::Impl {
   ImpactResult result;
   ResolveOptions options;
   int substep = 0;
-  std::vector<std::pair<const void*, const void*>> warnedPairs;  // sorted: pairs already warned about restitution
+  bullet_detail::RestitutionWarnings restitutionWarnings;
 };
 
 PropagativeMultiBodySolver::PropagativeMultiBodySolver(std::size_t callerScalarSize) : m_impl(std::make_unique<Impl>()) {
@@ -166,22 +167,10 @@ void PropagativeMultiBodySolver::resolveComponent(int root, btTypedConstraint** 
   im.clusterContacts += im.cluster.writeBack(im.problem, r, im.group, im.history, resting, report);
 }
 
-// Bullet's combined restitution is a product and may exceed 1; the core's
-// coefficient is in [0, 1] (SPEC §5). Say so, as the rigid solver does.
 void PropagativeMultiBodySolver::noteClampedRestitution() {
   Impl& im = *m_impl;
-  for (const GroupContact& c : im.group.contacts) {
-    if (c.contact < 0) continue;
-    const btScalar combined = c.point->m_combinedRestitution;
-    if (combined >= 0 && combined <= 1) continue;
-    ++m_report.restitutionClamped;
-    const auto pair = c.objectA < c.objectB ? std::make_pair<const void*, const void*>(c.objectA, c.objectB)
-                                            : std::make_pair<const void*, const void*>(c.objectB, c.objectA);
-    const auto at = std::lower_bound(im.warnedPairs.begin(), im.warnedPairs.end(), pair);
-    if (at != im.warnedPairs.end() && *at == pair) continue;
-    im.warnedPairs.insert(at, pair);
-    m_report.restitutionWarnings.push_back(RestitutionWarning{c.objectA, c.objectB, double(combined)});
-  }
+  for (const GroupContact& c : im.group.contacts)
+    if (c.contact >= 0) im.restitutionWarnings.note(*c.point, c.objectA, c.objectB, m_report);
 }
 
 }  // namespace propimpact
