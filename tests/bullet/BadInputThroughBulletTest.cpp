@@ -242,3 +242,41 @@ TEST(BadInputThroughBullet, BadBodyInsideTheCradleIsland) {
 
 }  // namespace
 }  // namespace propimpact
+
+namespace propimpact {
+namespace {
+
+// A static body whose velocity is NaN (an application's bad write), touched
+// by a ball that another ball then hits: the impact's component holds the
+// static contact, whose relative velocity would carry the NaN into the impact
+// problem (found: InputError "contact bias" thrown out of stepSimulation).
+// The step must go on, the body must be named in the report, both balls must
+// stay finite, and the cradle elsewhere must stay exact.
+TEST(BadInputThroughBullet, NaNVelocityOnAStaticBodyInAnImpact) {
+  Fixture f;
+  scenes::BodySpec wall;
+  wall.mass = 0;
+  wall.position = btVector3(0, 0, 10);
+  btRigidBody* bad = f.world.addSphere(btScalar(0.5), wall);
+  bad->setLinearVelocity(btVector3(btScalar(kNaN), 0, 0));
+  scenes::BodySpec ball;
+  ball.restitution = 1;
+  ball.friction = 0;
+  ball.position = btVector3(btScalar(0.999), 0, 10);
+  const btRigidBody* resting = f.world.addSphere(btScalar(0.5), ball);
+  ball.position = btVector3(btScalar(2.01), 0, 10);
+  ball.linearVelocity = btVector3(-1, 0, 0);
+  const btRigidBody* hitter = f.world.addSphere(btScalar(0.5), ball);
+  const auto rejected = f.step();
+  const RejectedBody* r = find(rejected, bad);
+  ASSERT_NE(r, nullptr) << "the static body with a NaN velocity is not named in the report";
+  EXPECT_EQ(r->reason, "non-finite velocity");
+  for (const btRigidBody* b : {resting, hitter}) {
+    EXPECT_TRUE(finite(b->getLinearVelocity()));
+    EXPECT_TRUE(finite(b->getWorldTransform().getOrigin()));
+  }
+  f.expectCradleIntact();
+}
+
+}  // namespace
+}  // namespace propimpact

@@ -33,6 +33,7 @@ void Island::gatherBodies(btCollisionObject** objects, int count, Scalar dt, con
                           StepReport& report) {
   m_objects = objects;
   m_count = count;
+  m_report = settings.keepReport ? &report : nullptr;
   bodies.assign(static_cast<std::size_t>(count), IslandBody{});
   for (int i = 0; i < count; ++i) {
     IslandBody& st = bodies[static_cast<std::size_t>(i)];
@@ -43,11 +44,7 @@ void Island::gatherBodies(btCollisionObject** objects, int count, Scalar dt, con
     objects[i]->setCompanionId(i);
     if (const char* reason = rejection(*rb)) {
       st.excluded = true;
-      if (settings.keepReport) {
-        const bool known = std::any_of(report.rejected.begin(), report.rejected.end(),
-                                       [&](const RejectedBody& r) { return r.body == rb; });
-        if (!known) report.rejected.push_back(RejectedBody{rb, reason});
-      }
+      reject(rb, reason);
       continue;
     }
     // Fractional factors have no symmetric metric: such a body is left to the
@@ -57,6 +54,27 @@ void Island::gatherBodies(btCollisionObject** objects, int count, Scalar dt, con
     st.kickLinear = toEigen(rb->getTotalForce()) * rb->getInvMass() * dt;
     st.kickAngular = toEigen(rb->getInvInertiaTensorWorld()) * toEigen(rb->getTotalTorque()) * dt;
   }
+}
+
+void Island::reject(const btCollisionObject* body, const char* reason) {
+  if (!m_report) return;
+  const bool known = std::any_of(m_report->rejected.begin(), m_report->rejected.end(),
+                                 [&](const RejectedBody& r) { return r.body == body; });
+  if (!known) m_report->rejected.push_back(RejectedBody{body, reason});
+}
+
+// A static or kinematic body's motion enters its contacts' relative velocity
+// as a constant: a NaN there would reach the impact problem (whose rows
+// reject it) and, through Bullet's pass, the dynamic neighbour.
+bool Island::brokenFixedBody(const btCollisionObject* object) {
+  if (!object->isStaticOrKinematicObject()) return false;
+  const btRigidBody* rb = btRigidBody::upcast(object);
+  const char* reason = !finite(object->getWorldTransform().getOrigin()) ? "non-finite position"
+                       : rb && (!finite(rb->getLinearVelocity()) || !finite(rb->getAngularVelocity()))
+                           ? "non-finite velocity"
+                           : nullptr;
+  if (reason) reject(object, reason);
+  return reason != nullptr;
 }
 
 void Island::releaseBodies() {
@@ -90,6 +108,7 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
     // still carry a NaN relative velocity into the neighbour).
     if ((a >= 0 && bodies[static_cast<std::size_t>(a)].excluded) || (b >= 0 && bodies[static_cast<std::size_t>(b)].excluded))
       continue;
+    if (brokenFixedBody(objectA) || brokenFixedBody(objectB)) continue;
     resting.addManifold(manifold);
     if (a == -2 || b == -2 || (a < 0 && b < 0)) continue;
     if ((a >= 0 && !bodies[static_cast<std::size_t>(a)].usable) || (b >= 0 && !bodies[static_cast<std::size_t>(b)].usable))

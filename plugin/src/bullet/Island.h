@@ -2,7 +2,9 @@
 // Stage "gather": each btRigidBody and each touching btManifoldPoint of an
 // island read once into compact arrays (indices, not pointers, in what the
 // later stages loop over), with the Zeno classification of SPEC §7. Bad
-// bodies are flagged and reported, never thrown.
+// bodies are flagged and reported, never thrown; a static or kinematic body
+// with a non-finite position or velocity is reported and its manifolds are
+// kept out of both passes, as a bad dynamic body's are.
 
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
@@ -71,9 +73,14 @@ class Island {
   void classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, RestingPass& resting);
   [[nodiscard]] Vector3 kickAt(int body, const Vector3& offset) const;
+  /// Names \p body in the report's rejected list (once), if the report is kept.
+  void reject(const btCollisionObject* body, const char* reason);
+  /// Whether a static or kinematic body has a non-finite position or velocity (rejected if so).
+  bool brokenFixedBody(const btCollisionObject* object);
 
   btCollisionObject** m_objects = nullptr;
   int m_count = 0;
+  StepReport* m_report = nullptr;  // while gathering, when SolverSettings::keepReport
 };
 
 }  // namespace propimpact::bullet_detail
