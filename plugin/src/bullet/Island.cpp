@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "Conversions.h"
+#include "FixedBodies.h"
 
 namespace propimpact::bullet_detail {
 namespace {
@@ -63,16 +64,8 @@ void Island::reject(const btCollisionObject* body, const char* reason) {
   if (!known) m_report->rejected.push_back(RejectedBody{body, reason});
 }
 
-// A static or kinematic body's motion enters its contacts' relative velocity
-// as a constant: a NaN there would reach the impact problem (whose rows
-// reject it) and, through Bullet's pass, the dynamic neighbour.
 bool Island::brokenFixedBody(const btCollisionObject* object) {
-  if (!object->isStaticOrKinematicObject()) return false;
-  const btRigidBody* rb = btRigidBody::upcast(object);
-  const char* reason = !finite(object->getWorldTransform().getOrigin()) ? "non-finite position"
-                       : rb && (!finite(rb->getLinearVelocity()) || !finite(rb->getAngularVelocity()))
-                           ? "non-finite velocity"
-                           : nullptr;
+  const char* reason = fixedBodyRejection(object);
   if (reason) reject(object, reason);
   return reason != nullptr;
 }

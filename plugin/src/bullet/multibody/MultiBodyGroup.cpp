@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "../Conversions.h"
+#include "../FixedBodies.h"
 #include "MultiBodyRestingPass.h"
 
 namespace propimpact::bullet_detail {
@@ -87,6 +88,8 @@ int MultiBodyGroup::blockOf(const btCollisionObject* object) const {
 
 void MultiBodyGroup::gatherBodies(btCollisionObject** objects, int count, Scalar dt, const KickMemory& kicks,
                                   const SolverSettings& settings, StepReport& report) {
+  m_settings = &settings;
+  m_report = &report;
   blocks.clear();
   m_index.clear();
   m_now.clear();
@@ -229,6 +232,12 @@ Scalar MultiBodyGroup::approachMid(const GroupContact& c) const {
   return approach;
 }
 
+bool MultiBodyGroup::brokenFixedBody(const btCollisionObject* object) {
+  const char* reason = fixedBodyRejection(object);
+  if (reason) reject(object, reason, *m_settings, *m_report);
+  return reason != nullptr;
+}
+
 void MultiBodyGroup::gatherContacts(btPersistentManifold** manifolds, int count, const SolverSettings& settings,
                                     ContactHistory& history, MultiBodyRestingPass& resting) {
   contacts.clear();
@@ -242,6 +251,7 @@ void MultiBodyGroup::gatherContacts(btPersistentManifold** manifolds, int count,
     // A rejected body's NaN or negative mass stays away from its neighbours:
     // its manifolds stay out of Bullet's pass too.
     if ((block(a) && block(a)->excluded) || (block(b) && block(b)->excluded)) continue;
+    if (brokenFixedBody(manifold->getBody0()) || brokenFixedBody(manifold->getBody1())) continue;
     resting.addManifold(manifold);
     if (a == -2 || b == -2 || (a < 0 && b < 0)) continue;
     if ((block(a) && !block(a)->usable) || (block(b) && !block(b)->usable)) continue;

@@ -103,6 +103,11 @@ class MultiBodyGroup {
   void classify(GroupContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, MultiBodyRestingPass& resting);
 
+  /// Whether a static or kinematic body is broken (FixedBodies.h); named in the report if so.
+  bool brokenFixedBody(const btCollisionObject* object);
+
+  const SolverSettings* m_settings = nullptr;  // of the pass being gathered (gatherBodies)
+  StepReport* m_report = nullptr;
   std::vector<std::pair<const void*, int>> m_index;  // multibody or rigid body → block, sorted
   std::vector<Scalar> m_now, m_mid, m_kick;
   std::vector<Scalar> m_rows;
