@@ -16,6 +16,7 @@ constexpr Scalar kOverRelaxation = 1.5;
 // Passes of iterative refinement after an exact solve left rows violated
 // (refineExact); each costs one more exact solve and runs only while it helps.
 constexpr int kRefinementPasses = 8;
+constexpr Scalar kRefinementGain = 0.5;
 
 }  // namespace
 
@@ -161,7 +162,10 @@ std::int64_t PlasticStage::refineExact(const StageContext& c, Scalar* out, Scala
     // start and outcome may share the buffer.
     const std::int64_t more = solveExact(c, m_candidate.data(), m_candidate.data());
     const Judgement j = judge(c, m_candidate.data(), startEnergy);
-    if (!j.betterThan(best)) {
+    // Only a pass that at least halves the violation stands: on a problem with
+    // no feasible outcome (closing walls) a pass moves the least violation by
+    // round-off, which must not change which fallback the cap takes.
+    if (!j.betterThan(best) || !(j.violation < kRefinementGain * best.violation)) {
       m_compactLambda.swap(m_refineLambda);
       break;
     }
