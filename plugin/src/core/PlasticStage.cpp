@@ -16,7 +16,6 @@ constexpr Scalar kOverRelaxation = 1.5;
 // Passes of iterative refinement after an exact solve left rows violated
 // (refineExact); each costs one more exact solve and runs only while it helps.
 constexpr int kRefinementPasses = 8;
-constexpr Scalar kRefinementGain = 0.5;
 
 }  // namespace
 
@@ -155,17 +154,19 @@ std::int64_t PlasticStage::solveExact(const StageContext& c, const Scalar* start
 std::int64_t PlasticStage::refineExact(const StageContext& c, Scalar* out, Scalar startEnergy, Judgement& best) {
   const auto m = static_cast<Index>(c.rows.active().size());
   std::int64_t iterations = 0;
-  for (int pass = 0; pass < kRefinementPasses && best.violation > c.threshold && !best.gainsEnergy; ++pass) {
+  // Not after a proof that no outcome is feasible (closing walls): the least
+  // violation is then the answer, and a pass would move it by round-off only,
+  // which must not change which fallback the cap takes.
+  for (int pass = 0; pass < kRefinementPasses && best.violation > c.threshold && !best.gainsEnergy &&
+                     !m_lcp.provedInfeasible();
+       ++pass) {
     m_refineLambda.assign(m_compactLambda.begin(), m_compactLambda.end());
     std::copy(out, out + c.bodies.dofs(), m_candidate.begin());
     // solveExact reads every row's velocity before it applies an impulse, so
     // start and outcome may share the buffer.
     const std::int64_t more = solveExact(c, m_candidate.data(), m_candidate.data());
     const Judgement j = judge(c, m_candidate.data(), startEnergy);
-    // Only a pass that at least halves the violation stands: on a problem with
-    // no feasible outcome (closing walls) a pass moves the least violation by
-    // round-off, which must not change which fallback the cap takes.
-    if (!j.betterThan(best) || !(j.violation < kRefinementGain * best.violation)) {
+    if (!j.betterThan(best)) {
       m_compactLambda.swap(m_refineLambda);
       break;
     }
