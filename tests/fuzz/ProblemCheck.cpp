@@ -25,41 +25,64 @@ bool sameBits(const VectorX& a, const VectorX& b) {
          (a.size() == 0 || std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(Scalar)) == 0);
 }
 
-/// M⁻¹ restricted to the motions the joints admit, M⁻¹ − M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺BM⁻¹,
-/// computed as (L U⊥)(L U⊥)ᵀ with M⁻¹ = LLᵀ and U⊥ the left null space of
-/// A = LᵀBᵀ from an SVD (the resolver takes it from a QR: an independent
-/// route to the same matrix). Singular values at or below 1e-6 of the largest
-/// count as zero, the resolver's documented rank cut-off.
-MatrixX admissibleInverseMass(const ImpactProblem& p) {
-  const MatrixX minv = p.denseInverseMass();
-  if (p.bilateralCount() == 0) return minv;
+namespace {
+
+/// What the joints do to the metric, from one factorisation: the admissible
+/// inverse mass and the largest singular value the rank cut-off drops. Both
+/// public helpers and check() take them from here, so check() factorises M⁻¹
+/// and decomposes A = LᵀBᵀ once per case instead of once per helper.
+struct JointMetricCheck {
+  MatrixX admissible;
+  Scalar dropped = 0;
+};
+
+JointMetricCheck jointMetric(const ImpactProblem& p, const MatrixX& minv) {
+  JointMetricCheck out;
+  if (p.bilateralCount() == 0) {
+    out.admissible = minv;
+    return out;
+  }
   const Eigen::SelfAdjointEigenSolver<MatrixX> eig(minv);
   const MatrixX factor = eig.eigenvectors() * eig.eigenvalues().cwiseMax(Scalar(0)).cwiseSqrt().asDiagonal();
   const MatrixX a = factor.transpose() * p.denseBilateralJacobian().transpose();
   const Eigen::JacobiSVD<MatrixX> svd(a, Eigen::ComputeFullU);
   const VectorX& values = svd.singularValues();
   Index rank = 0;
-  for (Index k = 0; k < values.size(); ++k)
-    if (values[k] > 1e-6 * values[0]) ++rank;
+  for (Index k = 0; k < values.size(); ++k) {
+    if (values[k] > 1e-6 * values[0])
+      ++rank;
+    else
+      out.dropped = std::max(out.dropped, values[k]);
+  }
   const MatrixX admissible = factor * svd.matrixU().rightCols(a.rows() - rank);
-  return admissible * admissible.transpose();
+  out.admissible = admissible * admissible.transpose();
+  return out;
 }
+
+/// diag(J W Jᵀ) without the m×m product: O(m n²), not O(m n² + m² n).
+VectorX rowMetric(const MatrixX& j, const MatrixX& w) { return (j * w).cwiseProduct(j).rowwise().sum(); }
+
+VectorX movableFrom(const VectorX& d, const VectorX& references) {
+  VectorX movable = VectorX::Zero(d.size());
+  for (Index i = 0; i < d.size(); ++i) movable[i] = d[i] > 1e-13 * references[i] ? 1 : 0;
+  return movable;
+}
+
+VectorX rowReferences(const ImpactProblem& p, const MatrixX& j, const MatrixX& minv);
+
+}  // namespace
+
+/// M⁻¹ restricted to the motions the joints admit, M⁻¹ − M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺BM⁻¹,
+/// computed as (L U⊥)(L U⊥)ᵀ with M⁻¹ = LLᵀ and U⊥ the left null space of
+/// A = LᵀBᵀ from an SVD (the resolver takes it from a QR: an independent
+/// route to the same matrix). Singular values at or below 1e-6 of the largest
+/// count as zero, the resolver's documented rank cut-off.
+MatrixX admissibleInverseMass(const ImpactProblem& p) { return jointMetric(p, p.denseInverseMass()).admissible; }
 
 /// The largest singular value of A = LᵀBᵀ (M⁻¹ = LLᵀ) that the rank cut-off
 /// (1e-6 of the largest) drops: joint rows within that of the others' span are
 /// treated as dependent and enforced only to it. Zero when none is dropped.
-Scalar droppedJointSingularValue(const ImpactProblem& p) {
-  if (p.bilateralCount() == 0) return 0;
-  const Eigen::SelfAdjointEigenSolver<MatrixX> eig(p.denseInverseMass());
-  const MatrixX factor = eig.eigenvectors() * eig.eigenvalues().cwiseMax(Scalar(0)).cwiseSqrt().asDiagonal();
-  const MatrixX a = factor.transpose() * p.denseBilateralJacobian().transpose();
-  const Eigen::JacobiSVD<MatrixX> svd(a);
-  const VectorX& values = svd.singularValues();
-  Scalar dropped = 0;
-  for (Index k = 0; k < values.size(); ++k)
-    if (values[k] <= 1e-6 * values[0]) dropped = std::max(dropped, values[k]);
-  return dropped;
-}
+Scalar droppedJointSingularValue(const ImpactProblem& p) { return jointMetric(p, p.denseInverseMass()).dropped; }
 
 /// Per block, a representative block of its joint-connected group (blocks
 /// that bilateral rows tie together share one).
@@ -109,14 +132,12 @@ Scalar jointGroupConditioning(const ImpactProblem& p) {
   return conditioning;
 }
 
-/// Per contact row, what "round-off of J M⁻¹ Jᵀ" is measured against:
-/// Σ over the joint-connected groups it touches of |J_group|² · max|M⁻¹_group|
-/// (ImpactResolver's documented reference).
-VectorX rowReferences(const ImpactProblem& p, const MatrixX& j) {
+namespace {
+
+VectorX rowReferences(const ImpactProblem& p, const MatrixX& j, const MatrixX& minv) {
   const int blocks = p.blockCount();
   const std::vector<int> group = jointGroups(p);
   const auto root = [&](int b) { return group[static_cast<std::size_t>(b)]; };
-  const MatrixX minv = p.denseInverseMass();
   std::vector<Scalar> componentScale(static_cast<std::size_t>(blocks), 0);
   for (int b = 0; b < blocks; ++b) {
     const BlockLayout& layout = p.block(b);
@@ -137,16 +158,48 @@ VectorX rowReferences(const ImpactProblem& p, const MatrixX& j) {
   return references;
 }
 
+/// Σ λᵢ·|M⁻¹Jᵢᵀ|·√λmax(M over the blocks row i moves): how far sharing
+/// impulses among merged duplicates can move M⁻¹Jᵀλ, in the M-norm, per unit
+/// of duplicateTolerance. The resolver merges rows whose M⁻¹Jᵀ agree to that
+/// tolerance in the Euclidean norm (ContactRows::sameDirection), and
+/// ||x||_M ≤ √λmax(M)·|x|; Σ λᵢ√dᵢ = Σ λᵢ||M⁻¹Jᵢᵀ||_M can be smaller by up to
+/// √κ(M), and was 16 % short at κ(M) ≈ 1e13 in finding
+/// merged-duplicates-share-impulses-in-the-euclidean-metric.
+Scalar mergedImpulseSize(const ImpactProblem& p, const MatrixX& mass, const MatrixX& minv, const MatrixX& j,
+                         const VectorX& impulses) {
+  std::vector<Scalar> top(static_cast<std::size_t>(p.blockCount()));
+  for (int b = 0; b < p.blockCount(); ++b) {
+    const BlockLayout& layout = p.block(b);
+    const Eigen::SelfAdjointEigenSolver<MatrixX> eig(
+        mass.block(layout.velocityOffset, layout.velocityOffset, layout.size, layout.size), Eigen::EigenvaluesOnly);
+    top[static_cast<std::size_t>(b)] = std::max(Scalar(0), eig.eigenvalues().maxCoeff());
+  }
+  Scalar size = 0;
+  for (Index i = 0; i < j.rows(); ++i) {
+    if (!(impulses[i] > 0)) continue;
+    const VectorX w = minv * j.row(i).transpose();
+    Scalar largest = 0;
+    for (int b = 0; b < p.blockCount(); ++b) {
+      const BlockLayout& layout = p.block(b);
+      if (w.segment(layout.velocityOffset, layout.size).squaredNorm() > 0)
+        largest = std::max(largest, top[static_cast<std::size_t>(b)]);
+    }
+    size += impulses[i] * w.norm() * std::sqrt(largest);
+  }
+  return size;
+}
+
+}  // namespace
+
+/// Per contact row, what "round-off of J M⁻¹ Jᵀ" is measured against:
+/// Σ over the joint-connected groups it touches of |J_group|² · max|M⁻¹_group|
+/// (ImpactResolver's documented reference).
+VectorX rowReferences(const ImpactProblem& p, const MatrixX& j) { return rowReferences(p, j, p.denseInverseMass()); }
+
 /// 1 for a contact row some admissible motion moves, 0 for one the resolver
 /// ignores: J M⁻¹_c Jᵀ at most 1e-13 of its reference (rowReferences).
 VectorX movableRows(const ImpactProblem& p, const MatrixX& j, const MatrixX& admissible) {
-  const VectorX references = rowReferences(p, j);
-  VectorX movable = VectorX::Zero(j.rows());
-  for (Index i = 0; i < j.rows(); ++i) {
-    const Scalar d = j.row(i) * admissible * j.row(i).transpose();
-    movable[i] = d > 1e-13 * references[i] ? 1 : 0;
-  }
-  return movable;
+  return movableFrom(rowMetric(j, admissible), rowReferences(p, j));
 }
 
 /// Checks every invariant; returns an empty string when all hold, else what failed.
@@ -178,20 +231,22 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
 
   const VectorX v0 = p.velocity();
   const MatrixX minv = p.denseInverseMass();
+  const MatrixX mass = p.denseMass();
   const MatrixX j = p.denseContactJacobian();
   const VectorX b = p.contactBiases();
   const Scalar e0 = p.kineticEnergy(v0);
   const Scalar e1 = p.kineticEnergy(r.velocity);
   const VectorX before = j * v0 + b;
   const VectorX after = j * r.velocity + b;
-  const MatrixX admissible = admissibleInverseMass(p);
+  const JointMetricCheck metric = jointMetric(p, minv);
+  const MatrixX& admissible = metric.admissible;
   // Unit normals are measured in the metric the impact acts in: with joints,
   // J M⁻¹_c Jᵀ, not J M⁻¹ Jᵀ. The unprojected norm made the scale 200× too
   // small in finding kinematic-only-wedge-with-joints-left-approaching, where
   // a contact the joints nearly lock has a unit-normal speed 200× its raw one.
-  const VectorX d = (j * admissible * j.transpose()).diagonal();
-  const VectorX movable = movableRows(p, j, admissible);
-  const VectorX references = rowReferences(p, j);
+  const VectorX d = rowMetric(j, admissible);
+  const VectorX references = rowReferences(p, j, minv);
+  const VectorX movable = movableFrom(d, references);
 
   // scale as ResolveOptions documents: max(||p0||_g, largest initial unit-normal
   // speed over the rows the resolver does not ignore).
@@ -209,7 +264,7 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   // velocity on it, or an infinite-inertia axis that spins) is a prescribed
   // motion, like a kinematic body's: contacts that see it follow Newton's law
   // on the relative velocity, which can raise the energy as a moving paddle does.
-  const VectorX prescribed = v0 - minv * (p.denseMass() * v0);
+  const VectorX prescribed = v0 - minv * (mass * v0);
   const VectorX seen = j * prescribed;
   bool prescribedMotion = false;
   for (int i = 0; i < m; ++i)
@@ -262,7 +317,7 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   // witness-feasible-only-through-a-joint-locked-direction).
   Scalar witnessSlack = 0;
   if (witness.size() == n) {
-    const VectorX admissiblePart = v0 + admissible * (p.denseMass() * (witness - v0));
+    const VectorX admissiblePart = v0 + admissible * (mass * (witness - v0));
     const VectorX atWitness = j * admissiblePart + b;
     for (int i = 0; i < m; ++i)
       if (movable[i] != 0) witnessSlack = std::max(witnessSlack, -atWitness[i] / std::sqrt(d[i]));
@@ -329,7 +384,7 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
 
   if (p.bilateralCount() > 0) {
     const MatrixX bj = p.denseBilateralJacobian();
-    const Scalar dropped = droppedJointSingularValue(p);
+    const Scalar dropped = metric.dropped;
     for (Index k = 0; k < bj.rows(); ++k) {
       const Scalar dk = bj.row(k) * minv * bj.row(k).transpose();
       const Scalar change = bj.row(k).dot(r.velocity - v0);
@@ -372,12 +427,15 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
     // hundred ulps of their size, so that much is allowed on top. Rows merged
     // as duplicates agree in M⁻¹Jᵀ only to duplicateTolerance: the impulse
     // applied along the kept row is reported shared among them, which moves
-    // M⁻¹Jᵀλ by up to that fraction of the shared impulses' size.
+    // M⁻¹Jᵀλ by up to that fraction of the shared impulses' size, measured as
+    // the resolver compares rows: in the Euclidean norm of M⁻¹Jᵀ (see
+    // mergedImpulseSize).
     const VectorX dv = r.velocity - v0;
     const VectorX residual = dv - minv * j.transpose() * r.impulses;
     const Scalar size = std::sqrt(2 * e0) + std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(dv)));
     const Scalar error = std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(residual)));
-    const Scalar merging = r.mergedDuplicates > 0 ? o.duplicateTolerance * impulseSize : Scalar(0);
+    const Scalar merging =
+        r.mergedDuplicates > 0 ? o.duplicateTolerance * mergedImpulseSize(p, mass, minv, j, r.impulses) : Scalar(0);
     if (error > tol.momentum * size + tol.cancellation * impulseSize + merging + 1e-300) {
       fail << "impulses do not explain the velocity change: ||Δv − M⁻¹Jᵀλ||_M = " << error << " vs " << size;
       return fail.str();

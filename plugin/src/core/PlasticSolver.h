@@ -34,6 +34,9 @@ class ActiveSetLcp {
   /// \p lambda receives the multipliers.
   int solve(const Scalar* A, Index m, Index n, const Scalar* s0, const Scalar* unitScale, Scalar threshold,
             Scalar* lambda);
+  /// Whether the last solve found a Farkas certificate (no outcome satisfies
+  /// every row) and so returned the least uniform violation instead.
+  [[nodiscard]] bool provedInfeasible() const { return m_infeasible; }
 
  private:
   int run(Index m, const Scalar* unitScale, Scalar threshold, Scalar* lambda);

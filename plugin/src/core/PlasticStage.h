@@ -7,7 +7,8 @@
 //
 // One chooser over candidate outcomes decides what stands. Candidates are
 // computed only while the best so far is not good enough: the exact solve
-// (or Gauss–Seidel above the dense limit), then Gauss–Seidel from the same
+// (or Gauss–Seidel above the dense limit) and its iterative refinement from
+// the outcome's true row velocities, then Gauss–Seidel from the same
 // start, then — for a capped propagation — the plastic outcome from the
 // impact's start. A candidate that gains energy is never preferred to one
 // that does not; among the rest the less violated stands.
@@ -81,6 +82,7 @@ class PlasticStage {
   [[nodiscard]] Scalar energyOf(const StageContext& c, const Scalar* internal);
   [[nodiscard]] bool conservesEnergy(const StageContext& c);
   std::int64_t solveExact(const StageContext& c, const Scalar* start, Scalar* out);
+  std::int64_t refineExact(const StageContext& c, Scalar* out, Scalar startEnergy, Judgement& best);
   std::int64_t solveIterative(const StageContext& c, const Scalar* start, Scalar* out, std::vector<Scalar>& compact,
                               const Scalar* warmStart);
   void buildFactorRows(const StageContext& c);
@@ -96,7 +98,7 @@ class PlasticStage {
   std::vector<char> m_groupTouched;
   Index m_factorDofs = 0;
   std::vector<Scalar> m_compactS, m_compactUnit, m_compactLambda;
-  std::vector<Scalar> m_candidate, m_candidateLambda;
+  std::vector<Scalar> m_candidate, m_candidateLambda, m_refineLambda;
   std::vector<Scalar> m_capped, m_fromStart, m_lambdaFromStart;
   std::vector<Scalar> m_problemOrder;
   std::vector<Scalar> m_prescribed;
