@@ -4,19 +4,10 @@
 #include <cmath>
 
 #include "Conversions.h"
-#include "FixedBodies.h"
+#include "BodyChecks.h"
 
 namespace propimpact::bullet_detail {
 namespace {
-
-const char* rejection(const btRigidBody& rb) {
-  if (!finite(rb.getLinearVelocity()) || !finite(rb.getAngularVelocity())) return "non-finite velocity";
-  if (!finite(rb.getWorldTransform().getOrigin())) return "non-finite position";
-  if (!(rb.getInvMass() > 0) || !std::isfinite(rb.getInvMass())) return "zero, negative or non-finite mass";
-  const btMatrix3x3& inertia = rb.getInvInertiaTensorWorld();
-  if (!finite(inertia[0]) || !finite(inertia[1]) || !finite(inertia[2])) return "non-finite inertia";
-  return nullptr;
-}
 
 Vector3 pointVelocity(const btCollisionObject* object, const Vector3& offset) {
   const btRigidBody* rb = btRigidBody::upcast(object);
@@ -43,7 +34,7 @@ void Island::gatherBodies(btCollisionObject** objects, int count, Scalar dt, con
     if (!rb || rb->isStaticOrKinematicObject()) continue;
     st.body = rb;
     objects[i]->setCompanionId(i);
-    if (const char* reason = rejection(*rb)) {
+    if (const char* reason = rigidBodyRejection(*rb)) {
       st.excluded = true;
       reject(rb, reason);
       continue;

@@ -12,6 +12,7 @@
 
 #include "ClusterFriction.h"
 #include "ClusterProblem.h"
+#include "ClusterReports.h"
 #include "Components.h"
 #include "ContactHistory.h"
 #include "Island.h"
@@ -180,26 +181,11 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   // Friction during the impact, loaded by its normal impulses (ImpactFriction.h).
   const bool friction = m_settings.impactFriction;
   if (friction) m_report.frictionClamped += im.friction.apply(im.island, im.problem, im.options, r);
-  ClusterReport* report = nullptr;
-  if (m_settings.keepReport && m_report.clusters.size() >= m_settings.reportClusterCap) {
-    ++m_report.droppedClusters;  // never read: keep memory bounded, say so
-  } else if (m_settings.keepReport) {
-    report = &m_report.clusters.emplace_back();
-    report->substep = im.substep;
-    report->reflections = r.reflections;
-    report->energyBefore = r.energyBefore;
-    report->energyAfter = r.energyAfter;
-    report->restitution = r.restitution;
-    report->xiComputed = r.xiComputed;
-    report->xi = r.xi;
-    report->xiOrders = r.xiOrders;
-    report->certificate = r.certificate;
-    report->capHit = r.capHit;
-    report->fallback = r.fallback;
+  ClusterReport* report = bullet_detail::beginClusterReport(m_report, m_settings, r, im.substep);
+  if (report) {
     if (friction) report->friction = im.friction.result().outcome;
     report->contacts.reserve(static_cast<std::size_t>(im.problem.contactCount()));
   }
-  if (r.capHit) ++m_report.capHits;
   noteClampedRestitution();
   bullet_detail::writeBack(im.problem, r, im.cluster.blockBody(), im.island, im.history, resting, report,
                            im.firstReflection, friction ? &im.friction : nullptr);

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "../Conversions.h"
-#include "../FixedBodies.h"
+#include "../BodyChecks.h"
 #include "MultiBodyRestingPass.h"
 
 namespace propimpact::bullet_detail {
@@ -36,15 +36,6 @@ const char* rejection(const btMultiBody& mb) {
   if (floating && !finite(mb.getBaseInertia())) return "non-finite inertia";
   for (int i = 0; i < mb.getNumLinks(); ++i)
     if (!finite(mb.getLinkInertia(i))) return "non-finite inertia";
-  return nullptr;
-}
-
-const char* rejection(const btRigidBody& rb) {
-  if (!finite(rb.getLinearVelocity()) || !finite(rb.getAngularVelocity())) return "non-finite velocity";
-  if (!finite(rb.getWorldTransform().getOrigin())) return "non-finite position";
-  if (!(rb.getInvMass() > 0) || !std::isfinite(rb.getInvMass())) return "zero, negative or non-finite mass";
-  const btMatrix3x3& inertia = rb.getInvInertiaTensorWorld();
-  if (!finite(inertia[0]) || !finite(inertia[1]) || !finite(inertia[2])) return "non-finite inertia";
   return nullptr;
 }
 
@@ -141,7 +132,7 @@ void MultiBodyGroup::addRigidBody(btRigidBody* rb, Scalar dt, const SolverSettin
   b.reportObject = rb;
   b.dofs = 6;
   b.offset = m_now.size();
-  if (const char* reason = rejection(*rb)) {
+  if (const char* reason = rigidBodyRejection(*rb)) {
     b.excluded = true;
     reject(rb, reason, settings, report);
   }

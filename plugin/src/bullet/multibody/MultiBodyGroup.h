@@ -103,7 +103,7 @@ class MultiBodyGroup {
   void classify(GroupContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, MultiBodyRestingPass& resting);
 
-  /// Whether a static or kinematic body is broken (FixedBodies.h); named in the report if so.
+  /// Whether a static or kinematic body is broken (BodyChecks.h); named in the report if so.
   bool brokenFixedBody(const btCollisionObject* object);
 
   const SolverSettings* m_settings = nullptr;  // of the pass being gathered (gatherBodies)

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "../ClusterReports.h"
 #include "../ContactHistory.h"
 #include "../RestitutionWarnings.h"
 #include "KickMemory.h"
@@ -145,24 +146,7 @@ void PropagativeMultiBodySolver::resolveComponent(int root, btTypedConstraint** 
   } catch (const InputError&) {
     return;  // invalid options: everything stays with Bullet's pass
   }
-  ClusterReport* report = nullptr;
-  if (m_settings.keepReport && m_report.clusters.size() >= m_settings.reportClusterCap) {
-    ++m_report.droppedClusters;
-  } else if (m_settings.keepReport) {
-    report = &m_report.clusters.emplace_back();
-    report->substep = im.substep;
-    report->reflections = r.reflections;
-    report->energyBefore = r.energyBefore;
-    report->energyAfter = r.energyAfter;
-    report->restitution = r.restitution;
-    report->xiComputed = r.xiComputed;
-    report->xi = r.xi;
-    report->xiOrders = r.xiOrders;
-    report->certificate = r.certificate;
-    report->capHit = r.capHit;
-    report->fallback = r.fallback;
-  }
-  if (r.capHit) ++m_report.capHits;
+  ClusterReport* report = bullet_detail::beginClusterReport(m_report, m_settings, r, im.substep);
   noteClampedRestitution();
   im.clusterContacts += im.cluster.writeBack(im.problem, r, im.group, im.history, resting, report);
 }
