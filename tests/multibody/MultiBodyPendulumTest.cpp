@@ -4,17 +4,34 @@
 // equal pendulums every impact hands the whole swing over, and every impact
 // keeps the energy of its cluster exactly.
 //
-// The amplitude (the swinging pendulum's largest angle after each exchange)
-// is not kept to the 0.1 % over 20 exchanges: measured at 240 Hz,
-// θ0 = 0.3, it falls by 0.016 % after 5 exchanges, 0.039 % after 10, 0.16 %
-// after 20, quadratically. The cause is the discrete contact, not the impact:
-// Bullet detects the pair overlapping, so the impact happens a little past
-// the bottom and leaves the hitter at rest off-bottom; it then swings with
-// that small amplitude and the next impacts happen at drifting angles, where
-// handing momentum between bodies shifts the integrator's conserved (shadow)
-// energy by O(dt·p·g·φ). At 480 and 960 Hz and other θ0 the measured drift
-// ranges from 5e-7 to 2.6e-2 (resonant small angles are worst), so the test
-// asserts the measured bound at the scene, not a claim of 0.1 %.
+// Where the swinging pendulum's amplitude goes (measured at 240 Hz, θ0 = 0.3,
+// double build; the test prints each number):
+// - The impacts keep the pair's energy. Bullet integrates a multibody with
+//   symplectic Euler, a leapfrog whose velocity is stored half a step late;
+//   the energy it keeps is the one at the synchronised velocity
+//   v + ½ dt a(q). That energy of both pendulums together stays within
+//   4.21e-5 of its start over 20 exchanges, as does one pendulum swinging
+//   freely for as long (4.21e-5): the impacts and the solver's kick–reflect–
+//   kick add nothing measurable to the integrator's own error. Swinging with
+//   the pair's whole energy, one pendulum's amplitude would stay within
+//   2e-5 of θ0, far inside the 0.1 %.
+// - The swinging pendulum's own amplitude falls by 1.6e-3 after 20 exchanges
+//   (1.0e-3 after 16), quadratically, because energy builds up in the
+//   other pendulum. Bullet finds a sphere pair only once it overlaps (no
+//   speculative points), so the impact is resolved with the hitter a fraction
+//   of a step past the contact (8.3e-4 rad here). It stops there, correctly at
+//   the velocity level, and swings with that small amplitude about its
+//   bottom. Its half period (1.005 s for a small swing) nearly equals the
+//   exchange period (243 steps, 1.0125 s), so at every later exchange the
+//   stopped pendulum is again left that fraction past its contact, on the
+//   side its residual swing already has: the
+//   residual amplitude grows by the same 8.3e-4 rad per exchange (1.72e-2 rad,
+//   0.35 % of the energy, after 20). This is the time-stepping's event
+//   location, not the impact: no velocity-level outcome can put the hitter
+//   back to where the contact began. Moving both pendulums as if the impact
+//   had happened at first touch (positions only, done by hand in a trial)
+//   stops the build-up but adds energy (+8.5e-4 in amplitude, +1.6e-3 in
+//   energy after 20 exchanges), so it is not a fix either.
 // Stock Bullet's multibody solver is printed for the same scene.
 #include <fmt/core.h>
 
@@ -29,27 +46,61 @@ namespace {
 
 constexpr double kDt = 1.0 / 240;
 constexpr double kTheta0 = 0.3;
-constexpr double kAmplitudeTolerance = 2e-3;  // measured 1.59e-3 (see the file comment)
+constexpr double kGravity = 9.81;
+constexpr int kExchanges = 20;
+/// The swinging pendulum's amplitude (measured 1.59e-3, see the file comment).
+constexpr double kAmplitudeTolerance = 2e-3;
+/// The 0.1 %, on the amplitude the pair's whole energy would give one pendulum.
+constexpr double kEnergyAmplitudeTolerance = 1e-3;
+/// The pair's energy error beyond a free swing's over the same time (measured
+/// −3e-10 in double, 3.5e-6 in float, whose energies come from float velocities).
+constexpr double kBeyondFreeSwing = sizeof(btScalar) == 8 ? 1e-6 : 1e-4;
+/// The amplitude the swinging pendulum's energy share gives, against its
+/// sampled largest angle (sampling at 240 Hz near the turning point).
+constexpr double kAccountingTolerance = 1e-4;
+
+/// One pendulum's energy with Bullet's velocity synchronised to its position.
+struct Pendulum {
+  double inertia = 0;  // about the pivot
+  double weight = 0;   // m g L
+
+  explicit Pendulum(const testing::LinkSpec& link)
+      : inertia(link.mass * (link.length * link.length + 0.4 * link.radius * link.radius)),
+        weight(link.mass * kGravity * link.length) {}
+
+  [[nodiscard]] double energy(const btMultiBody& body) const {
+    const double q = body.getJointPos(0);
+    // Bullet's velocity is half a step behind its position (symplectic Euler).
+    const double v = body.getJointVel(0) - 0.5 * kDt * weight * std::sin(q) / inertia;
+    return 0.5 * inertia * v * v + weight * (1 - std::cos(q));
+  }
+  [[nodiscard]] double amplitude(double energy) const { return std::acos(1 - std::min(energy / weight, 2.0)); }
+};
 
 struct Exchanges {
-  std::vector<double> amplitudes;  // per swing out between impacts
+  std::vector<double> amplitudes;       // the swinging pendulum's largest angle between impacts
+  std::vector<double> shareAmplitudes;  // the amplitude its energy share gives (pair minus the other's)
   int clusters = 0;
-  double worstEnergyError = 0;  // per impact cluster, relative
+  double worstEnergyError = 0;    // per impact cluster, relative
+  double worstPairEnergy = 0;     // |E_pair/E0 − 1| over the run
+  double worstPairAmplitude = 0;  // |amplitude(E_pair)/θ0 − 1| over the run
+  double residualShare = 0;       // the stopped pendulum's energy share at the last exchange
+  int steps = 0;
 };
 
 Exchanges run(bool propagative, int exchanges) {
-  testing::MultiBodyWorld w(propagative, btVector3(0, 0, btScalar(-9.81)));
+  testing::MultiBodyWorld w(propagative, btVector3(0, 0, btScalar(-kGravity)));
   testing::LinkSpec link;
-  link.radius = 0.1;
-  link.length = 1;
+  const Pendulum pendulum(link);
   // θ about +y moves a ball to −x: A swings out to the left, B hangs to its right.
   btMultiBody* a = w.addPendulum(btVector3(0, 0, 2), link, kTheta0);
   btMultiBody* b = w.addPendulum(btVector3(btScalar(2 * link.radius), 0, 2), link, 0);
+  const double e0 = pendulum.energy(*a) + pendulum.energy(*b);
   Exchanges out;
-  double amplitude = 0;
+  double amplitude = 0, share = 0;
   int impacts = 0;
   const int maxSteps = static_cast<int>((exchanges + 2) * 1.2 / kDt);
-  for (int k = 0; k < maxSteps && impacts <= exchanges; ++k) {
+  for (int k = 0; k < maxSteps && impacts <= exchanges; ++k, ++out.steps) {
     w.step(kDt);
     int clusters = 0;
     if (propagative) clusters = static_cast<int>(w.solver().lastStepReport().clusters.size());
@@ -57,40 +108,84 @@ Exchanges run(bool propagative, int exchanges) {
     if (propagative)
       for (const ClusterReport& c : w.solver().lastStepReport().clusters)
         out.worstEnergyError = std::max(out.worstEnergyError, std::abs(c.energyAfter / c.energyBefore - 1));
-    const double angle = std::max(std::abs(double(a->getJointPos(0))), std::abs(double(b->getJointPos(0))));
+    const double ea = pendulum.energy(*a), eb = pendulum.energy(*b);
+    out.worstPairEnergy = std::max(out.worstPairEnergy, std::abs((ea + eb) / e0 - 1));
+    out.worstPairAmplitude = std::max(out.worstPairAmplitude, std::abs(pendulum.amplitude(ea + eb) / kTheta0 - 1));
+    const double qa = a->getJointPos(0), qb = b->getJointPos(0);
     // An exchange is where the swinging pendulum changes: the impact step
     // (ours reports it; for stock, the moment both are near the bottom).
     const bool impact = propagative ? clusters > 0
-                                    : (std::abs(double(a->getJointPos(0))) < 0.02 &&
-                                       std::abs(double(b->getJointPos(0))) < 0.02 && amplitude > 0.05);
+                                    : (std::abs(qa) < 0.02 && std::abs(qb) < 0.02 && amplitude > 0.05);
     if (impact) {
-      if (impacts > 0) out.amplitudes.push_back(amplitude);
+      if (impacts > 0) {
+        out.amplitudes.push_back(amplitude);
+        out.shareAmplitudes.push_back(share);
+      }
       ++impacts;
       amplitude = 0;
     }
-    amplitude = std::max(amplitude, angle);
+    const bool aSwings = std::abs(qa) > std::abs(qb);
+    if (std::max(std::abs(qa), std::abs(qb)) > amplitude) {
+      amplitude = std::max(std::abs(qa), std::abs(qb));
+      // At the turning point: the pair's energy minus what the other pendulum holds.
+      const double residual = aSwings ? eb : ea;
+      share = pendulum.amplitude(ea + eb - residual);
+      out.residualShare = residual / e0;
+    }
   }
   return out;
 }
 
-TEST(MultiBodyPendulums, ElasticExchangeKeepsAmplitudeOverTwentyExchanges) {
-  const Exchanges ours = run(true, 20);
-  const Exchanges stock = run(false, 10);
-  ASSERT_GE(ours.amplitudes.size(), 20u);
+/// One pendulum swinging freely for \p steps: the integrator's own error.
+double freeSwingEnergyError(int steps) {
+  testing::MultiBodyWorld w(true, btVector3(0, 0, btScalar(-kGravity)));
+  testing::LinkSpec link;
+  const Pendulum pendulum(link);
+  btMultiBody* a = w.addPendulum(btVector3(0, 0, 2), link, kTheta0);
+  const double e0 = pendulum.energy(*a);
   double worst = 0;
-  for (std::size_t i = 0; i < 20; ++i) worst = std::max(worst, std::abs(ours.amplitudes[i] / kTheta0 - 1));
+  for (int k = 0; k < steps; ++k) {
+    w.step(kDt);
+    worst = std::max(worst, std::abs(pendulum.energy(*a) / e0 - 1));
+  }
+  return worst;
+}
+
+TEST(MultiBodyPendulums, ElasticExchangeKeepsAmplitudeOverTwentyExchanges) {
+  const Exchanges ours = run(true, kExchanges);
+  const Exchanges stock = run(false, 10);
+  ASSERT_GE(ours.amplitudes.size(), std::size_t(kExchanges));
+  double worst = 0, worstAccounting = 0;
+  for (std::size_t i = 0; i < std::size_t(kExchanges); ++i) {
+    worst = std::max(worst, std::abs(ours.amplitudes[i] / kTheta0 - 1));
+    worstAccounting = std::max(worstAccounting, std::abs(ours.shareAmplitudes[i] / ours.amplitudes[i] - 1));
+  }
   fmt::print("multibody pendulums, 240 Hz: {} impact clusters, amplitude after exchange 1 {:.6f}, 20 {:.6f}, worst "
              "|amp/theta0 - 1| {:.3e}; stock:",
-             ours.clusters, ours.amplitudes.front(), ours.amplitudes[19], worst);
+             ours.clusters, ours.amplitudes.front(), ours.amplitudes[kExchanges - 1], worst);
   for (const double amp : stock.amplitudes) fmt::print(" {:.4f}", amp);
   fmt::print("\n ours:");
   for (const double amp : ours.amplitudes) fmt::print(" {:.6f}", amp);
-  fmt::print("\n worst cluster energy error {:.3e}\n", ours.worstEnergyError);
+  fmt::print("\n worst cluster energy error {:.3e}; the stopped pendulum holds {:.3e} of the energy at exchange {}, "
+             "which accounts for the amplitude to {:.3e}\n",
+             ours.worstEnergyError, ours.residualShare, kExchanges, worstAccounting);
   EXPECT_LE(ours.worstEnergyError, testing::kExact);
   EXPECT_LE(worst, kAmplitudeTolerance);
+  // The drift is the energy the stopped pendulum holds, not energy lost.
+  EXPECT_LE(worstAccounting, kAccountingTolerance);
   // The scene tells the solvers apart: stock Bullet's amplitude drifts by percents.
   ASSERT_FALSE(stock.amplitudes.empty());
   EXPECT_GT(std::abs(stock.amplitudes.back() / kTheta0 - 1), 0.01);
+}
+
+TEST(MultiBodyPendulums, ElasticExchangesKeepThePairsEnergyAsAFreeSwingDoes) {
+  const Exchanges ours = run(true, kExchanges);
+  const double free = freeSwingEnergyError(ours.steps);
+  fmt::print("multibody pendulums, 240 Hz, {} steps: pair energy within {:.6e} (free swing {:.6e}, "
+             "difference {:.2e}), amplitude of the pair's energy within {:.3e} of theta0\n",
+             ours.steps, ours.worstPairEnergy, free, ours.worstPairEnergy - free, ours.worstPairAmplitude);
+  EXPECT_LE(ours.worstPairEnergy, free + kBeyondFreeSwing);
+  EXPECT_LE(ours.worstPairAmplitude, kEnergyAmplitudeTolerance);
 }
 
 }  // namespace
