@@ -1,23 +1,49 @@
 #include "MultiBodyWorld.h"
 
+#include <BulletSoftBody/btSoftBodyHelpers.h>
+#include <BulletSoftBody/btSoftBodyRigidBodyCollisionConfiguration.h>
+#include <BulletSoftBody/btSoftMultiBodyDynamicsWorld.h>
 #include <LinearMath/btDefaultMotionState.h>
 
 namespace propimpact::testing {
 
-MultiBodyWorld::MultiBodyWorld(bool propagative, btVector3 gravity)
-    : configuration(std::make_unique<btDefaultCollisionConfiguration>()),
+MultiBodyWorld::MultiBodyWorld(bool propagative, btVector3 gravity, WorldKind kind)
+    : configuration(kind == WorldKind::SoftMultiBody ? std::make_unique<btSoftBodyRigidBodyCollisionConfiguration>()
+                                                      : std::make_unique<btDefaultCollisionConfiguration>()),
       dispatcher(std::make_unique<btCollisionDispatcher>(configuration.get())),
       broadphase(std::make_unique<btDbvtBroadphase>()) {
   if (propagative)
     m_solver = std::make_unique<PropagativeMultiBodySolver>();
   else
     m_solver = std::make_unique<btMultiBodyConstraintSolver>();
-  world = std::make_unique<btMultiBodyDynamicsWorld>(dispatcher.get(), broadphase.get(), m_solver.get(),
-                                                     configuration.get());
+  if (kind == WorldKind::SoftMultiBody) {
+    auto soft = std::make_unique<btSoftMultiBodyDynamicsWorld>(dispatcher.get(), broadphase.get(), m_solver.get(),
+                                                               configuration.get());
+    soft->getWorldInfo().m_gravity = gravity;
+    soft->getWorldInfo().m_sparsesdf.Initialize();
+    world = std::move(soft);
+  } else {
+    world = std::make_unique<btMultiBodyDynamicsWorld>(dispatcher.get(), broadphase.get(), m_solver.get(),
+                                                       configuration.get());
+  }
   world->setGravity(gravity);
 }
 
+btSoftBody* MultiBodyWorld::addRope(const btVector3& from, const btVector3& to, int pinned) {
+  auto* soft = dynamic_cast<btSoftMultiBodyDynamicsWorld*>(world.get());
+  if (!soft) return nullptr;
+  m_ropes.emplace_back(btSoftBodyHelpers::CreateRope(soft->getWorldInfo(), from, to, 8, pinned));
+  btSoftBody* rope = m_ropes.back().get();
+  rope->m_cfg.piterations = 4;
+  rope->setTotalMass(btScalar(0.1));
+  soft->addSoftBody(rope);
+  return rope;
+}
+
 MultiBodyWorld::~MultiBodyWorld() {
+  if (auto* soft = dynamic_cast<btSoftMultiBodyDynamicsWorld*>(world.get()))
+    for (auto& rope : m_ropes) soft->removeSoftBody(rope.get());
+  m_ropes.clear();
   for (auto& c : m_colliders) world->removeCollisionObject(c.get());
   for (auto& b : m_bodies) world->removeMultiBody(b.get());
   for (auto& r : m_rigid) world->removeRigidBody(r.get());

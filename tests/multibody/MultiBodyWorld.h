@@ -1,7 +1,8 @@
 #pragma once
 // A real btMultiBodyDynamicsWorld for the multibody tests, owning everything
 // it holds: floating-base balls, fixed-base revolute chains, rigid bodies and
-// static ground, with our solver or Bullet's stock multibody solver.
+// static ground, with our solver or Bullet's stock multibody solver; or the
+// same in a btSoftMultiBodyDynamicsWorld, with ropes.
 #include <gtest/gtest.h>
 
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
@@ -14,6 +15,7 @@
 #include <BulletDynamics/Featherstone/btMultiBodyConstraintSolver.h>
 #include <BulletDynamics/Featherstone/btMultiBodyDynamicsWorld.h>
 #include <BulletDynamics/Featherstone/btMultiBodyLinkCollider.h>
+#include <BulletSoftBody/btSoftBody.h>
 #include <LinearMath/btDefaultMotionState.h>
 
 #include <memory>
@@ -35,10 +37,14 @@ struct LinkSpec {
   btVector3 axis{0, 1, 0};
 };
 
+/// Which Bullet world holds the scene.
+enum class WorldKind { MultiBody, SoftMultiBody };
+
 class MultiBodyWorld {
  public:
   /// \p propagative: our solver, else Bullet's btMultiBodyConstraintSolver.
-  explicit MultiBodyWorld(bool propagative = true, btVector3 gravity = btVector3(0, 0, 0));
+  explicit MultiBodyWorld(bool propagative = true, btVector3 gravity = btVector3(0, 0, 0),
+                          WorldKind kind = WorldKind::MultiBody);
   ~MultiBodyWorld();
   MultiBodyWorld(const MultiBodyWorld&) = delete;
   MultiBodyWorld& operator=(const MultiBodyWorld&) = delete;
@@ -53,6 +59,10 @@ class MultiBodyWorld {
                             double restitution = 1);
   /// A static box whose top face is at z = \p top.
   btRigidBody* addGround(double top, double restitution = 1);
+
+  /// A rope of 8 segments (soft-multibody world only), its end nodes pinned
+  /// where \p pinned says (btSoftBodyHelpers::CreateRope's fixeds: 1 first, 2 last).
+  btSoftBody* addRope(const btVector3& from, const btVector3& to, int pinned);
 
   /// Adds a collider to link \p link (−1 base) of \p body.
   btMultiBodyLinkCollider* addCollider(btMultiBody* body, int link, btCollisionShape* shape, double restitution);
@@ -77,6 +87,7 @@ class MultiBodyWorld {
   std::vector<std::unique_ptr<btMultiBody>> m_bodies;
   std::vector<std::unique_ptr<btRigidBody>> m_rigid;
   std::vector<std::unique_ptr<btDefaultMotionState>> m_motion;
+  std::vector<std::unique_ptr<btSoftBody>> m_ropes;
 };
 
 /// Kinetic energy ½ Σ m v² + ½ ωᵀIω of a floating-base ball.
