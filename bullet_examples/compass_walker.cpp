@@ -71,8 +71,9 @@ btScalar clearance(btMultiBody& walker, int leg) { return footCentre(walker, leg
 
 /// How far a strike's report is from the plastic impact's conditions
 /// (SPEC §4, KKT): impulses ≥ 0, a loaded contact ends at separation 0, and
-/// the energy lost is the impulses' work ½ Σ λ (J v⁻). These make the outcome
-/// the unique plastic velocity for the cluster's M and J (relative to E before).
+/// the energy lost is the impulses' work ½ Σ λ (J v⁻). With the impulses
+/// applied through M⁻¹Jᵀ, as the solver writes them back, these are the KKT
+/// conditions of the plastic velocity, which is unique (relative to E before).
 double plasticResidual(const propimpact::ClusterReport& cluster) {
   double work = 0, worst = 0;
   for (const auto& contact : cluster.contacts) {
