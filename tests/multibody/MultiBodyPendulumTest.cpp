@@ -4,8 +4,8 @@
 // equal pendulums every impact hands the whole swing over, and every impact
 // keeps the energy of its cluster exactly.
 //
-// Where the swinging pendulum's amplitude goes (measured at 240 Hz, θ0 = 0.3,
-// double build; the test prints each number):
+// Where the swinging pendulum's amplitude goes (measured at θ0 = 0.3, double
+// build; the test prints the 240 Hz numbers):
 // - The impacts keep the pair's energy. Bullet integrates a multibody with
 //   symplectic Euler, a leapfrog whose velocity is stored half a step late;
 //   the energy it keeps is the one at the synchronised velocity
@@ -14,7 +14,7 @@
 //   freely for as long (4.21e-5): the impacts and the solver's kick–reflect–
 //   kick add nothing measurable to the integrator's own error. Swinging with
 //   the pair's whole energy, one pendulum's amplitude would stay within
-//   2e-5 of θ0, far inside the 0.1 %.
+//   2.1e-5 of θ0, far inside the 0.1 %.
 // - The swinging pendulum's own amplitude falls by 1.6e-3 after 20 exchanges
 //   (1.0e-3 after 16), quadratically, because energy builds up in the
 //   other pendulum. Bullet finds a sphere pair only once it overlaps (no
@@ -24,14 +24,21 @@
 //   bottom. Its half period (1.005 s for a small swing) nearly equals the
 //   exchange period (243 steps, 1.0125 s), so at every later exchange the
 //   stopped pendulum is again left that fraction past its contact, on the
-//   side its residual swing already has: the
-//   residual amplitude grows by the same 8.3e-4 rad per exchange (1.72e-2 rad,
-//   0.35 % of the energy, after 20). This is the time-stepping's event
-//   location, not the impact: no velocity-level outcome can put the hitter
-//   back to where the contact began. Moving both pendulums as if the impact
-//   had happened at first touch (positions only, done by hand in a trial)
-//   stops the build-up but adds energy (+8.5e-4 in amplitude, +1.6e-3 in
-//   energy after 20 exchanges), so it is not a fix either.
+//   side its residual swing already has: the residual amplitude grows by the
+//   same 8.3e-4 rad per exchange (1.72e-2 rad, 0.35 % of the energy, after
+//   20).
+// - The loss goes with the square of that overshoot. At 480 and 960 Hz the
+//   first contact falls 0.93 and 0.35 of a step into its step (240 Hz: 0.21),
+//   the overshoot is 1.81e-3 and 3.45e-4 rad, and the amplitude falls by
+//   7.6e-3 and 2.7e-4 after 20 exchanges: 2.28e3 to 2.33e3 times the
+//   overshoot squared at all three rates, while the pair's energy keeps to
+//   1.1e-5 and 2.6e-6.
+// - So this is the time step's event location, not the impact: no
+//   velocity-level outcome can put the hitter back where the contact began.
+//   Moving both pendulums as if the impact had happened at first touch
+//   (positions only, done by hand in a trial) stops the build-up but adds
+//   energy (+8.5e-4 in amplitude, +1.6e-3 in energy after 20 exchanges), so
+//   it is not a fix either.
 // Stock Bullet's multibody solver is printed for the same scene.
 #include <fmt/core.h>
 
