@@ -64,7 +64,9 @@ constexpr btScalar kSwing = btScalar(0.31689577), kSwingRate = btScalar(0.398889
 const btVector3 kNormal(std::sin(kSlope), 0, std::cos(kSlope));  // the slope's
 const btVector3 kDownhill(std::cos(kSlope), 0, -std::sin(kSlope));
 
-btVector3 footCentre(btMultiBody& walker, int leg) { return walker.localPosToWorld(leg, btVector3(0, 0, -kLength / 2)); }
+btVector3 footCentre(btMultiBody& walker, int leg) {
+  return walker.localPosToWorld(leg, btVector3(0, 0, -kLength / 2));
+}
 
 /// Height of a foot ball's lowest point above the slope (its surface passes through the origin).
 btScalar clearance(btMultiBody& walker, int leg) { return footCentre(walker, leg).dot(kNormal) - kFoot; }

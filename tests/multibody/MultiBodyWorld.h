@@ -60,8 +60,9 @@ class MultiBodyWorld {
   /// A static box whose top face is at z = \p top.
   btRigidBody* addGround(double top, double restitution = 1);
 
-  /// A rope of 8 segments (soft-multibody world only), its end nodes pinned
-  /// where \p pinned says (btSoftBodyHelpers::CreateRope's fixeds: 1 first, 2 last).
+  /// A rope of 8 segments, its end nodes pinned where \p pinned says
+  /// (btSoftBodyHelpers::CreateRope's fixeds: 1 first, 2 last); nullptr
+  /// unless this is a soft-multibody world.
   btSoftBody* addRope(const btVector3& from, const btVector3& to, int pinned);
 
   /// Adds a collider to link \p link (−1 base) of \p body.

@@ -66,8 +66,8 @@ TEST(SoftMultiBodyWorld, BallsKeepTheirApexBesideAHangingRope) {
   ASSERT_NE(rope, nullptr);
   std::vector<double> apexes[2];
   double previous[2] = {0, 0};
-  for (int k = 0; k < static_cast<int>(bounces * 1.5 / dt) && std::min(apexes[0].size(), apexes[1].size()) < std::size_t(bounces);
-       ++k) {
+  const auto fewest = [&] { return std::min(apexes[0].size(), apexes[1].size()); };
+  for (int k = 0; k < static_cast<int>(bounces * 1.5 / dt) && fewest() < std::size_t(bounces); ++k) {
     const double before[2] = {ball->getBasePos().z(), rigid->getWorldTransform().getOrigin().z()};
     w.step(dt);
     const double after[2] = {ball->getBasePos().z(), rigid->getWorldTransform().getOrigin().z()};
