@@ -36,9 +36,13 @@
 // - So this is the time step's event location, not the impact: no
 //   velocity-level outcome can put the hitter back where the contact began.
 //   Moving both pendulums as if the impact had happened at first touch
-//   (positions only, done by hand in a trial) stops the build-up but adds
-//   energy (+8.5e-4 in amplitude, +1.6e-3 in energy after 20 exchanges), so
-//   it is not a fix either.
+//   (positions only, done by hand after the step in a trial) stops the
+//   build-up but adds energy (+8.5e-4 in amplitude, +1.6e-3 in energy after
+//   20 exchanges): the moved pendulum's velocity keeps the gravity of where
+//   it was, an error of the size of m g L q Δq (q its angle, Δq the move).
+//   Backdating the impact without that error needs the forces at the moved
+//   configuration, which the solver does not have: it knows the step's kick
+//   only as a velocity change (KickMemory.h).
 // Stock Bullet's multibody solver is printed for the same scene.
 #include <fmt/core.h>
 
