@@ -41,7 +41,7 @@
 //   20 exchanges): the moved pendulum's velocity keeps the gravity of where
 //   it was, an error of the size of m g L q Δq (q its angle, Δq the move).
 //   Backdating the impact without that error needs the forces at the moved
-//   configuration, which the solver does not have: it knows the step's kick
+//   configuration, which the solver does not compute: it knows the step's kick
 //   only as a velocity change (KickMemory.h).
 // Stock Bullet's multibody solver is printed for the same scene.
 #include <fmt/core.h>
