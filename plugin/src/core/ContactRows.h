@@ -51,8 +51,12 @@ class ContactRows {
 
   /// J_i v + b_i for an internal velocity.
   [[nodiscard]] Scalar velocity(int r, const Scalar* v) const {
+    return jacobianTimes(r, v, m_rows[static_cast<std::size_t>(r)].bias);
+  }
+  /// \p start + J_i v (without b_i when start is 0: a velocity change's effect on the row).
+  [[nodiscard]] Scalar jacobianTimes(int r, const Scalar* v, Scalar start = 0) const {
     const Row& row = m_rows[static_cast<std::size_t>(r)];
-    Scalar value = row.bias;
+    Scalar value = start;
     for (int t = 0; t < row.termCount; ++t) {
       const GroupTerm& term = row.terms[t];
       const Scalar* c = m_coefficientBase + term.offset;

@@ -253,8 +253,10 @@ PlasticStage::Judgement PlasticStage::solve(const StageContext& c, const Scalar*
     if (best.violation > c.threshold || best.gainsEnergy) consider(best.gainsEnergy ? nullptr : warmStart, method, iterations, best);
   } else {
     method = PlasticMethod::Iterative;
-    iterations = solveIterative(c, start, out, m_compactLambda, warmStart);
+    iterations = m_conjugateGradient.solve(c, start, out, m_compactLambda, warmStart);
     best = judge(c, out, startEnergy);
+    const Scalar accepted = std::max(c.threshold, c.options.plasticIterativeTolerance * c.scale);
+    if (best.violation > accepted || best.gainsEnergy) consider(best.gainsEnergy ? nullptr : warmStart, method, iterations, best);
   }
   // The guarantee's last candidate: Gauss–Seidel from λ = 0 (see the header).
   if (best.gainsEnergy) consider(nullptr, method, iterations, best);

@@ -34,6 +34,7 @@
 
 #include "ContactRows.h"
 #include "PlasticSolver.h"
+#include "ProjectedConjugateGradient.h"
 #include "SolverBodies.h"
 #include "StageContext.h"
 #include "propimpact/core/ImpactResult.h"
@@ -88,6 +89,7 @@ class PlasticStage {
   void buildFactorRows(const StageContext& c);
 
   ActiveSetLcp m_lcp;
+  ProjectedConjugateGradient m_conjugateGradient;
   // Rows of A = J L with M⁻¹ = L Lᵀ (per group; L from M⁻¹'s eigen-decomposition,
   // or the joints' exact factor), so that A Aᵀ is the Delassus matrix without
   // ever forming it.

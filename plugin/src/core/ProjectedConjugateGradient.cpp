@@ -1,0 +1,199 @@
+#include "ProjectedConjugateGradient.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace propimpact::detail {
+namespace {
+
+constexpr Scalar kInfinity = std::numeric_limits<Scalar>::infinity();
+
+// Γ of MPRGP: how much the chopped gradient may outweigh the reduced free one
+// before a bound row is released. Dostál's analysis holds for any Γ > 0; 1 is
+// the usual choice.
+constexpr Scalar kProportioning = 1;
+
+// The running gradient is updated by g ← g − α Â p; it is re-read from the
+// velocity this often so that its round-off cannot steer the iteration.
+constexpr std::int64_t kGradientRefresh = 32;
+
+// Power iterations behind ᾱ (stepBound): each costs one product with Â.
+constexpr int kPowerIterations = 8;
+
+Scalar dot(const std::vector<Scalar>& a, const std::vector<Scalar>& b, std::size_t m) {
+  Scalar sum = 0;
+  for (std::size_t i = 0; i < m; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+}  // namespace
+
+// Which groups the active rows touch, and how many active rows each has.
+void ProjectedConjugateGradient::collectGroups(const StageContext& c) {
+  m_groupRows.assign(c.bodies.groups().size(), 0);
+  m_touchedGroups.clear();
+  for (const int r : c.rows.active()) {
+    const Row& row = c.rows[static_cast<std::size_t>(r)];
+    for (int t = 0; t < row.termCount; ++t) {
+      const int g = row.terms[t].group;
+      if (m_groupRows[static_cast<std::size_t>(g)]++ == 0) m_touchedGroups.push_back(g);
+    }
+  }
+}
+
+// ᾱ for the projected-gradient steps. MPRGP needs ᾱ ∈ (0, 2/‖Â‖]; its rate is
+// best near 1/‖Â‖. The Gershgorin bound G ≥ ‖Â‖ is safe but loose where many
+// rows share a body; a few power iterations give a Rayleigh quotient ρ ≤ ‖Â‖.
+// ᾱ = 1 / max(ρ, G/2) is always ≤ 2/‖Â‖ (as G/2 ≥ ‖Â‖/2) and near 1/‖Â‖ when
+// the power iterations have converged.
+Scalar ProjectedConjugateGradient::stepBound(const StageContext& c) {
+  int widest = 1;
+  for (const int r : c.rows.active()) {
+    const Row& row = c.rows[static_cast<std::size_t>(r)];
+    int shared = 0;
+    for (int t = 0; t < row.termCount; ++t) shared += m_groupRows[static_cast<std::size_t>(row.terms[t].group)];
+    widest = std::max(widest, shared);
+  }
+  const std::size_t m = c.rows.active().size();
+  std::fill_n(m_direction.begin(), m, Scalar(1));
+  Scalar rayleigh = 0;
+  for (int k = 0; k < kPowerIterations; ++k) {
+    multiply(c, m_direction);
+    rayleigh = dot(m_direction, m_product, m) / dot(m_direction, m_direction, m);
+    const Scalar length = std::sqrt(dot(m_product, m_product, m));
+    if (!(length > 0)) break;
+    for (std::size_t a = 0; a < m; ++a) m_direction[a] = m_product[a] / length;
+  }
+  return 1 / std::max(rayleigh, Scalar(0.5) * Scalar(widest));
+}
+
+// ĝ = D^-½ (J v + b): the scaled gradient is each row's unit-normal speed.
+void ProjectedConjugateGradient::readGradient(const StageContext& c, const Scalar* velocity) {
+  const std::vector<int>& active = c.rows.active();
+  for (std::size_t a = 0; a < active.size(); ++a)
+    m_gradient[a] = c.rows.velocity(active[a], velocity) * c.rows[static_cast<std::size_t>(active[a])].invSqrtD;
+}
+
+// m_product = Â d, through the velocity change u = M⁻¹ Jᵀ D^-½ d kept in m_moved.
+void ProjectedConjugateGradient::multiply(const StageContext& c, const std::vector<Scalar>& direction) {
+  for (const int g : m_touchedGroups) {
+    const Group& group = c.bodies.groups()[static_cast<std::size_t>(g)];
+    std::fill_n(m_moved.begin() + group.offset, group.size, Scalar(0));
+  }
+  const std::vector<int>& active = c.rows.active();
+  for (std::size_t a = 0; a < active.size(); ++a)
+    if (direction[a] != 0)
+      c.rows.applyImpulse(active[a], direction[a] * c.rows[static_cast<std::size_t>(active[a])].invSqrtD, m_moved.data());
+  for (std::size_t a = 0; a < active.size(); ++a)
+    m_product[a] = c.rows.jacobianTimes(active[a], m_moved.data()) * c.rows[static_cast<std::size_t>(active[a])].invSqrtD;
+}
+
+// μ ← μ − step d, with the velocity and the gradient following (d was the last multiplied).
+void ProjectedConjugateGradient::moveAlong(const StageContext& c, Scalar step, const std::vector<Scalar>& direction,
+                                           Scalar* out) {
+  const std::size_t m = c.rows.active().size();
+  for (std::size_t a = 0; a < m; ++a) {
+    m_mu[a] -= step * direction[a];
+    m_gradient[a] -= step * m_product[a];
+  }
+  for (const int g : m_touchedGroups) {
+    const Group& group = c.bodies.groups()[static_cast<std::size_t>(g)];
+    for (Index k = group.offset; k < group.offset + group.size; ++k)
+      out[k] -= step * m_moved[static_cast<std::size_t>(k)];
+  }
+}
+
+// The expansion step's projected-gradient half: μ ← max(0, μ − ᾱ φ(μ)).
+void ProjectedConjugateGradient::expand(const StageContext& c, Scalar alphaBar, Scalar* out) {
+  const std::vector<int>& active = c.rows.active();
+  for (std::size_t a = 0; a < active.size(); ++a) {
+    const Scalar free = m_mu[a] > 0 ? m_gradient[a] : 0;
+    const Scalar next = std::max(Scalar(0), m_mu[a] - alphaBar * free);
+    const Scalar change = next - m_mu[a];
+    if (change != 0) c.rows.applyImpulse(active[a], change * c.rows[static_cast<std::size_t>(active[a])].invSqrtD, out);
+    m_mu[a] = next;
+  }
+  readGradient(c, out);
+}
+
+// φ: the gradient on rows off their bound, zero on bound rows.
+void ProjectedConjugateGradient::freeGradient(std::vector<Scalar>& into) const {
+  for (std::size_t a = 0; a < m_mu.size(); ++a) into[a] = m_mu[a] > 0 ? m_gradient[a] : 0;
+}
+
+std::int64_t ProjectedConjugateGradient::solve(const StageContext& c, const Scalar* start, Scalar* out,
+                                               std::vector<Scalar>& compact, const Scalar* warmStart) {
+  const ContactRows& rows = c.rows;
+  const std::vector<int>& active = rows.active();
+  const std::size_t m = active.size();
+  std::copy(start, start + c.bodies.dofs(), out);
+  for (std::vector<Scalar>* v : {&m_mu, &m_gradient, &m_direction, &m_product, &m_chopped, &m_previous}) v->assign(m, 0);
+  if (m_moved.size() < static_cast<std::size_t>(c.bodies.dofs())) m_moved.resize(static_cast<std::size_t>(c.bodies.dofs()));
+  if (warmStart) {
+    for (std::size_t a = 0; a < m; ++a) {
+      const Scalar value = std::max(Scalar(0), Scalar(0.5) * warmStart[active[a]]);
+      if (value == 0) continue;
+      rows.applyImpulse(active[a], value, out);
+      m_mu[a] = value / rows[static_cast<std::size_t>(active[a])].invSqrtD;
+    }
+  }
+  collectGroups(c);
+  const Scalar alphaBar = stepBound(c);
+  const Scalar tolerance = c.options.plasticIterativeTolerance * c.scale;
+  readGradient(c, out);
+  freeGradient(m_direction);
+  std::int64_t iteration = 0;
+  for (; iteration < c.options.plasticIterativeSweepCap; ++iteration) {
+    if (iteration > 0 && iteration % kGradientRefresh == 0) readGradient(c, out);
+    Scalar worst = 0, chopped = 0, reducedFree = 0;
+    for (std::size_t a = 0; a < m; ++a) {
+      const Scalar g = m_gradient[a];
+      const bool free = m_mu[a] > 0;
+      m_chopped[a] = free ? 0 : std::min(g, Scalar(0));
+      worst = std::max(worst, std::abs(free ? g : m_chopped[a]));
+      chopped += m_chopped[a] * m_chopped[a];
+      if (free) reducedFree += std::min(m_mu[a] / alphaBar, g) * g;
+    }
+    if (worst <= tolerance) break;
+    if (chopped > kProportioning * kProportioning * reducedFree) {
+      // Proportioning: release bound rows along the chopped gradient (exact line search).
+      multiply(c, m_chopped);
+      const Scalar curvature = dot(m_chopped, m_product, m);
+      if (!(curvature > 0)) break;  // no curvature along a descent direction: the problem has no minimum
+      moveAlong(c, chopped / curvature, m_chopped, out);
+      freeGradient(m_direction);
+      continue;
+    }
+    multiply(c, m_direction);
+    const Scalar curvature = dot(m_direction, m_product, m);
+    const Scalar conjugateStep = curvature > 0 ? dot(m_gradient, m_direction, m) / curvature : kInfinity;
+    Scalar feasibleStep = kInfinity;
+    std::size_t blocking = m;
+    for (std::size_t a = 0; a < m; ++a)
+      if (m_direction[a] > 0 && m_mu[a] / m_direction[a] < feasibleStep) {
+        feasibleStep = m_mu[a] / m_direction[a];
+        blocking = a;
+      }
+    if (conjugateStep <= feasibleStep) {
+      moveAlong(c, conjugateStep, m_direction, out);
+      m_previous.swap(m_direction);
+      freeGradient(m_direction);
+      const Scalar beta = dot(m_direction, m_product, m) / curvature;
+      for (std::size_t a = 0; a < m; ++a) m_direction[a] -= beta * m_previous[a];
+      continue;
+    }
+    if (blocking == m) break;  // unbounded descent: no plastic outcome exists
+    // Expansion: to the face's boundary, then a projected-gradient step.
+    moveAlong(c, feasibleStep, m_direction, out);
+    m_mu[blocking] = 0;
+    for (std::size_t a = 0; a < m; ++a) m_mu[a] = std::max(Scalar(0), m_mu[a]);
+    expand(c, alphaBar, out);
+    freeGradient(m_direction);
+  }
+  compact.resize(m);
+  for (std::size_t a = 0; a < m; ++a) compact[a] = m_mu[a] * rows[static_cast<std::size_t>(active[a])].invSqrtD;
+  return std::min<std::int64_t>(iteration + 1, c.options.plasticIterativeSweepCap);
+}
+
+}  // namespace propimpact::detail
