@@ -13,6 +13,7 @@
 
 #include "LandingCommand.h"
 #include "MultiBodyCommand.h"
+#include "PileOverlap.h"
 #include "RobotCommands.h"
 #include "Studies.h"
 #include <propimpact/scenes/WorldFile.h>
@@ -192,6 +193,8 @@ int main(int argc, char** argv) {
   addMultiBodyCommand(app, multiBody);
   LandingCommand landing;
   addLandingCommand(app, landing);
+  PileOverlapCommand pileOverlap;
+  addPileOverlapCommand(app, pileOverlap);
 
   std::vector<std::string> mergeInputs;
   std::string mergeOutput = "-";
@@ -222,6 +225,7 @@ int main(int argc, char** argv) {
     if (const auto code = runRobotCommand(robots)) return *code;
     if (const auto code = runMultiBodyCommand(multiBody)) return *code;
     if (const auto code = runLandingCommand(landing)) return *code;
+    if (const auto code = runPileOverlapCommand(pileOverlap)) return *code;
     if (*exportCmd) {
       const std::string what = exportScene(exported);
       fmt::print(stderr, "wrote {}: {}\n", exported.output, what);
