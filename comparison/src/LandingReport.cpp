@@ -119,7 +119,8 @@ std::string landingReportSection(const std::string& directory, std::string& clai
   std::string slice = "solver,shape,angle_deg,cor,mu,vt_before,vt_after,vn_after,omega_r_after,spin_after,"
                       "energy_ratio,vt_closed,omega_r_closed,downhill_m,turn_deg\n";
   md += fmt::format("\nOne landing: θ = {}°, e = {}, μ = {}. After = just after the landing; downhill distance and "
-                    "rotation: {} s after the landing.\n\n"
+                    "rotation (the shortest angle, so a rolling sphere's turns fold into [0°, 180°]): {} s after the "
+                    "landing.\n\n"
                     "| solver | shape | v_t before | v_t after | v_n after | ω r after | energy ratio | downhill (m) | "
                     "rotation (°) |\n|---|---|---|---|---|---|---|---|---|\n",
                     angle, cor, mu, t.text(0, "settle_s"));
