@@ -41,6 +41,7 @@ Row breakAt(double thetaDegrees) {
   auto owned = std::make_unique<propimpact::PropagativeImpactSolver>();
   propimpact::PropagativeImpactSolver& solver = *owned;
   solver.settings().computeXi = true;  // report the order dependence
+  solver.settings().impactFriction = false;  // the paper's frictionless break (the scene's balls have μ = 0 anyway)
   solver.settings().xiOrders = propimpact::XiOrderSet::AllOrders;
   propimpact::scenes::World world(std::move(owned));
   propimpact::scenes::BilliardsBreak scene;

@@ -46,7 +46,7 @@ struct Cradle {
     btRigidBody::btRigidBodyConstructionInfo info(1, nullptr, &ballShape, inertia);
     info.m_startWorldTransform.setOrigin(position);
     info.m_restitution = btScalar(std::sqrt(cor));
-    info.m_friction = 0;
+    info.m_friction = 0;  // the paper's frictionless balls: with μ = 0 impact friction changes nothing, bit for bit
     balls.push_back(std::make_unique<btRigidBody>(info));
     btRigidBody* ball = balls.back().get();
     ball->setLinearVelocity(velocity);

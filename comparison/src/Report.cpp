@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "LandingStudy.h"
 #include "MultiBodyStudy.h"
 #include "RobotStudies.h"
 #include "Studies.h"
@@ -247,9 +248,12 @@ std::string writeReport(const std::string& directory, const std::string& commit)
   const std::string multiBody = multiBodyReportSection(directory, claims);
   body += multiBody;
   any = any || !multiBody.empty();
+  const std::string landing = landingReportSection(directory, claims);
+  body += landing;
+  any = any || !landing.empty();
   if (!any)
     throw std::runtime_error(fmt::format(
-        "no cradle.csv, billiards.csv, bounce.csv, pantograph.csv, walker.csv or design.csv in '{}'", directory));
+        "no cradle.csv, billiards.csv, bounce.csv, landing.csv, pantograph.csv, walker.csv or design.csv in '{}'", directory));
   std::string md = fmt::format("# propimpact comparison report\n\nEvery number below comes from the CSVs beside this "
                                "file, written by `propimpact-compare` built from commit `{}`.\n\n", commit);
   if (!summary.empty()) md += "## Summary: three-ball cradle at COR 1\n\n" + summary + "\n";

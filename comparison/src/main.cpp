@@ -1,5 +1,5 @@
 // propimpact-compare: the comparison harness (studies cradle, billiards,
-// bounce; the robot studies pantograph, walker, design; merge; report; world
+// bounce, landing; the robot studies pantograph, walker, design; merge; report; world
 // replay and scene export). Progress and diagnostics go to stderr, CSV to
 // --output or stdout.
 #include <CLI/CLI.hpp>
@@ -11,7 +11,9 @@
 #include <propimpact/bullet/Precision.h>
 #include <propimpact/scenes/Solvers.h>
 
+#include "LandingCommand.h"
 #include "MultiBodyCommand.h"
+#include "PileOverlap.h"
 #include "RobotCommands.h"
 #include "Studies.h"
 #include <propimpact/scenes/WorldFile.h>
@@ -189,6 +191,10 @@ int main(int argc, char** argv) {
   addRobotCommands(app, robots);
   MultiBodyCommand multiBody;
   addMultiBodyCommand(app, multiBody);
+  LandingCommand landing;
+  addLandingCommand(app, landing);
+  PileOverlapCommand pileOverlap;
+  addPileOverlapCommand(app, pileOverlap);
 
   std::vector<std::string> mergeInputs;
   std::string mergeOutput = "-";
@@ -198,7 +204,7 @@ int main(int argc, char** argv) {
 
   std::string reportDir = "out", reportCommit = "unknown";
   CLI::App* reportCmd = app.add_subcommand("report", "write report.md and plot data from the study CSVs in a directory");
-  reportCmd->add_option("--dir", reportDir, "directory holding the study CSVs (cradle, billiards, bounce, pantograph, walker, design)")->capture_default_str();
+  reportCmd->add_option("--dir", reportDir, "directory holding the study CSVs (cradle, billiards, bounce, landing, pantograph, walker, design)")->capture_default_str();
   reportCmd->add_option("--commit", reportCommit, "source revision the CSVs came from")->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
@@ -218,6 +224,8 @@ int main(int argc, char** argv) {
     if (*worldCmd) return runWorldCommand(world, worldFlags);
     if (const auto code = runRobotCommand(robots)) return *code;
     if (const auto code = runMultiBodyCommand(multiBody)) return *code;
+    if (const auto code = runLandingCommand(landing)) return *code;
+    if (const auto code = runPileOverlapCommand(pileOverlap)) return *code;
     if (*exportCmd) {
       const std::string what = exportScene(exported);
       fmt::print(stderr, "wrote {}: {}\n", exported.output, what);

@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <memory>
 
 #include "BulletTestSupport.h"
 #include "propimpact/core/ImpactFriction.h"
@@ -209,6 +210,36 @@ TEST(ImpactFrictionWorld, HeadOnCradleUnchangedAndZeroFrictionBitForBit) {
       EXPECT_TRUE(velocities[0][k] == velocities[1][k]) << "friction " << friction << " component " << k;
     EXPECT_NEAR(velocities[1][6].x(), 1, kVelocityTolerance);  // the last ball leaves at V
   }
+}
+
+// Item 2: on by default in the drop-in solver, so a ball thrown at rough
+// ground leaves it rolling (Routh's sticking branch: μ(1+e)v_n = 4.5 m/s ≥
+// (2/7)·2 m/s); the harness's "propagative" keeps the seeds' frictionless impacts.
+TEST(ImpactFrictionWorld, OnByDefaultAndOffInTheSeedsSolver) {
+  EXPECT_TRUE(SolverSettings{}.impactFriction);
+  scenes::World seeds("propagative");
+  EXPECT_FALSE(testing::propagative(seeds).settings().impactFriction);
+  scenes::World world(std::make_unique<PropagativeImpactSolver>());
+  scenes::BouncingBall scene;
+  scene.radius = kRadius;
+  scene.height = 0.05;
+  scene.cor = 0.5;
+  scene.friction = 1;
+  btRigidBody* ball = scenes::build(world, scene).bodies.front();
+  ball->setLinearVelocity(btVector3(2, -3, 0));
+  auto& solver = testing::propagative(world);
+  for (int k = 0; k < static_cast<int>(kHz); ++k) {
+    world.step(kDt);
+    if (solver.lastStepReport().clusters.empty()) continue;
+    const ContactReport& contact = solver.lastStepReport().clusters.front().contacts.front();
+    const double vt = 2, vn = -contact.approachSpeed, tol = kVelocityTolerance * (vt + vn);
+    ASSERT_GE(1 * (1 + contact.restitution) * vn, 2.0 / 7 * vt) << "not the sticking branch";
+    EXPECT_EQ(contact.frictionState, FrictionState::Stuck);
+    EXPECT_NEAR(ball->getLinearVelocity().x(), 5.0 / 7 * vt, tol);
+    EXPECT_NEAR(kRadius * -ball->getAngularVelocity().z(), 5.0 / 7 * vt, tol);  // ω⁺ along n × t̂ = −z
+    return;
+  }
+  ADD_FAILURE() << "no impact";
 }
 
 // μ = 0 on a bouncing, spinning ball: impact friction on and off agree bit for bit.

@@ -255,4 +255,31 @@ SceneBodies build(World& world, const Gas& scene) {
   return out;
 }
 
+SceneBodies build(World& world, const Incline& scene) {
+  require(scene.angle >= 0 && scene.angle < kPi / 2 && scene.size > 0 && scene.mass > 0 && scene.height >= 0 &&
+              scene.friction >= 0,
+          "Incline: bad parameter");
+  world.setGravity(btVector3(0, btScalar(-kGravity), 0));
+  const double s = std::sin(scene.angle), c = std::cos(scene.angle);
+  const double halfThickness = 1;
+  BodySpec incline;
+  incline.mass = 0;
+  incline.orientation = btQuaternion(btVector3(0, 0, 1), btScalar(scene.angle));
+  incline.position = btVector3(btScalar(halfThickness * s), btScalar(-halfThickness * c), 0);  // top face through 0
+  incline.restitution = bodyRestitution(scene.cor);
+  incline.friction = 1;
+  // Long enough downhill that nothing slides off in the few seconds a study watches.
+  world.addBox(btVector3(60, btScalar(halfThickness), 10), incline);
+  const bool sphere = scene.shape == Incline::Shape::Sphere;
+  // Distance from the centre to the lowest point along −n: r, or the cube's support a(sin θ + cos θ).
+  const double clearance = sphere ? scene.size : scene.size * (s + c);
+  BodySpec spec;
+  spec.mass = btScalar(scene.mass);
+  spec.position = btVector3(0, btScalar(clearance / c + scene.height), 0);
+  spec.restitution = bodyRestitution(scene.cor);
+  spec.friction = btScalar(scene.friction);
+  const btScalar size = btScalar(scene.size);
+  return SceneBodies{{sphere ? world.addSphere(size, spec) : world.addBox(btVector3(size, size, size), spec)}, 0};
+}
+
 }  // namespace propimpact::scenes

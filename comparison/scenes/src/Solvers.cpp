@@ -45,7 +45,13 @@ std::unique_ptr<btConstraintSolver> makeSolver(const std::string& name) {
   if (name == "bullet-nncg") return std::make_unique<btNNCGConstraintSolver>();
   if (name == "bullet-mlcp-dantzig") return std::make_unique<OwningMlcpSolver>(std::make_unique<btDantzigSolver>());
   if (name == "bullet-mlcp-lemke") return std::make_unique<OwningMlcpSolver>(std::make_unique<btLemkeSolver>());
-  if (name == "propagative") return std::make_unique<PropagativeImpactSolver>();
+  if (name == "propagative") {
+    auto solver = std::make_unique<PropagativeImpactSolver>();
+    // The papers' frictionless impacts, which every study here reproduces; the
+    // landing study turns impact friction on for its "propagative-friction".
+    solver->settings().impactFriction = false;
+    return solver;
+  }
   throw std::invalid_argument("unknown solver '" + name + "'");
 }
 

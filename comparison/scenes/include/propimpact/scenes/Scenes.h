@@ -157,4 +157,29 @@ struct Gas {
 /// Adds a Gas; bodies are the spheres in creation order.
 SceneBodies build(World& world, const Gas& scene);
 
+/// A body dropped onto a static rough incline (issue 18's landing study). The
+/// incline is a static box tilted by \p angle about z, its top face through
+/// the origin with normal n = (−sin θ, cos θ, 0), so downhill is
+/// t = −(cos θ, sin θ, 0) and a body rolling downhill spins about n × t = +z;
+/// gravity −9.81 y. The body (a solid sphere of radius \p size, or an
+/// axis-aligned cube of half extent \p size, which lands on its uphill lower
+/// edge) starts at rest above the origin with its lowest point \p height
+/// above the incline vertically: it lands at v = sqrt(2 g height) straight
+/// down, normal speed v cos θ, downhill speed v sin θ, no spin. The incline's
+/// friction is 1 and the body's \p friction, so Bullet's combined friction
+/// (their product) is \p friction; the combined restitution is \p cor.
+struct Incline {
+  /// The dropped body.
+  enum class Shape { Sphere, Box };
+  Shape shape = Shape::Sphere;  ///< sphere or cube.
+  double angle = 0.5235987755982988; ///< incline angle θ (rad, in [0, π/2)).
+  double size = 0.5;          ///< sphere radius or cube half extent (m).
+  double mass = 1;            ///< kg.
+  double height = 1;          ///< vertical drop of the lowest point onto the incline (m).
+  double friction = 0.5;      ///< combined coefficient of friction μ.
+  double cor = 0.5;           ///< combined coefficient of restitution.
+};
+/// Adds an Incline; bodies = {the dropped body}.
+SceneBodies build(World& world, const Incline& scene);
+
 }  // namespace propimpact::scenes

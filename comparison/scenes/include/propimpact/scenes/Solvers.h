@@ -29,7 +29,9 @@ namespace propimpact::scenes {
 ///  - bullet-nncg:          btNNCGConstraintSolver.
 ///  - bullet-mlcp-dantzig:  btMLCPSolver with btDantzigSolver.
 ///  - bullet-mlcp-lemke:    btMLCPSolver with btLemkeSolver.
-///  - propagative:          propimpact::PropagativeImpactSolver with default settings.
+///  - propagative:          propimpact::PropagativeImpactSolver with default settings
+///                          except impactFriction, which is off: the papers'
+///                          frictionless impacts, which the studies reproduce.
 [[nodiscard]] std::unique_ptr<btConstraintSolver> makeSolver(const std::string& name);
 
 /// Adjusts the world's solver settings for \p name. Only "bullet-si-split"
