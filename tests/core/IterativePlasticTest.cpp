@@ -77,9 +77,11 @@ TEST(IterativePlastic, MatchesTheExactSolveAboveTheDenseLimit) {
 
 // A column of 20 unit boxes (four corner contacts each, on the ground and on
 // the box below) falls at 1 m/s onto the ground, R = 0: everything stops. The
-// iterative solve reaches the tolerance in under 100 iterations (79 when
-// written); projected Gauss–Seidel, which moves the ground's reaction one box
-// up the column per sweep, stopped at its 500-sweep cap short of it.
+// iterative solve reaches the tolerance in under 120 iterations (95 when
+// written: 16 Gauss–Seidel sweeps, whose rate predicts a long tail, then 79 of
+// the conjugate gradient); Gauss–Seidel alone, which moves the ground's
+// reaction one box up the column per sweep, stopped at its 500-sweep cap
+// short of it.
 TEST(IterativePlastic, ColumnOfBoxesStopsInFewIterations) {
   constexpr int kBoxes = 20;
   constexpr Scalar kHalf = 0.5;
@@ -99,7 +101,7 @@ TEST(IterativePlastic, ColumnOfBoxesStopsInFewIterations) {
   ImpactResolver resolver;
   const ImpactResult result = resolver.resolve(problem, plasticOptions(64));
   ASSERT_EQ(result.plasticMethod, PlasticMethod::Iterative);
-  EXPECT_LE(result.plasticIterations, 100);
+  EXPECT_LE(result.plasticIterations, 120);
   EXPECT_LE(result.velocity.cwiseAbs().maxCoeff(), 1e-8);
   EXPECT_LE(result.energyAfter, 1e-14);
   // The ground carries the whole column's momentum, spread over its four corners.

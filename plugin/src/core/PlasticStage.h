@@ -3,7 +3,8 @@
 //   min ½||v+ − v−||²_M  subject to  J v+ + b ≥ 0,
 // solved exactly by the active-set method of PlasticSolver.h up to
 // ResolveOptions::plasticDenseLimit rows, by projected over-relaxed
-// Gauss–Seidel beyond.
+// Gauss–Seidel beyond, which hands a slowly converging tail (a stack) to the
+// projected conjugate gradient of ProjectedConjugateGradient.h.
 //
 // One chooser over candidate outcomes decides what stands. Candidates are
 // computed only while the best so far is not good enough: the exact solve
@@ -18,7 +19,8 @@
 // relaxation factor in (0, 2) lowers the convex f at every row update, so
 // from λ = 0 (f = 0) its outcome never has more energy than the start, in
 // exact arithmetic and up to the round-off of its own small steps in floating
-// point. The exact solve can lose that to cancellation when nearly dependent
+// point; the conjugate-gradient tail it may hand over to lowers f at every
+// step too. The exact solve can lose that to cancellation when nearly dependent
 // rows need multipliers of 1e10 (findings energy-gain-16dof-48contacts*: a
 // 16-dof block of κ(M) = 7e13 went from 8.0 to 12.8 and 16.1). So every
 // candidate's energy is measured, one above the start's by more than
@@ -84,8 +86,10 @@ class PlasticStage {
   [[nodiscard]] bool conservesEnergy(const StageContext& c);
   std::int64_t solveExact(const StageContext& c, const Scalar* start, Scalar* out);
   std::int64_t refineExact(const StageContext& c, Scalar* out, Scalar startEnergy, Judgement& best);
+  void startIterative(const StageContext& c, const Scalar* start, Scalar* out, std::vector<Scalar>& compact,
+                      const Scalar* warmStart);
   std::int64_t solveIterative(const StageContext& c, const Scalar* start, Scalar* out, std::vector<Scalar>& compact,
-                              const Scalar* warmStart);
+                              const Scalar* warmStart, bool mayHandOver = false);
   void buildFactorRows(const StageContext& c);
 
   ActiveSetLcp m_lcp;
@@ -107,6 +111,7 @@ class PlasticStage {
   const Scalar* m_v0 = nullptr;
   bool m_conservationKnown = false;
   bool m_conserves = false;
+  bool m_handedOver = false;  // solveIterative stopped early for the conjugate-gradient solve
 };
 
 }  // namespace propimpact::detail

@@ -91,7 +91,8 @@ struct ResolveOptions {
   XiOrderSet xiOrders = XiOrderSet::MostVersusLeast;
 
   /// Plastic solve: dense exact active-set solver up to this many contacts,
-  /// projected over-relaxed Gauss–Seidel (SOR, factor 1.5, from half the elastic impulses) to plasticIterativeTolerance beyond (reported).
+  /// projected over-relaxed Gauss–Seidel (SOR, factor 1.5, from half the elastic impulses) to plasticIterativeTolerance beyond (reported),
+  /// restarted as a projected conjugate gradient (MPRGP) when Gauss–Seidel's convergence rate predicts a long tail (a stack).
   /// An exact solve that ends with a row violated beyond feasibilityTolerance is compared with
   /// Gauss–Seidel from the same start; the less violated outcome stands (reported).
   int plasticDenseLimit = 64;
