@@ -9,8 +9,8 @@
 /// normal times −0.5 plus a random tangential part (box-corner-like levers);
 /// velocities are uniform in [−1, 1] per component. kProblems problems are made
 /// once from a fixed seed and resolved in turn with the options the Bullet
-/// adapter uses by default (analysis for clusters of ≤ 16 contacts, every
-/// contact a seed).
+/// adapter uses by default (analysis for clusters of ≤ 16 contacts without the
+/// T_c / T_a split, every contact a seed).
 ///  - core_random/elastic: every COR 1 — the propagation only; reflections/s.
 ///  - core_random/plastic: every COR 0.5 — propagation plus one exact plastic
 ///    solve and the blend per problem; plastic solves/s.
@@ -91,6 +91,7 @@ void coreRandom(benchmark::State& state, double cor) {
   ResolveOptions options;
   options.analysisContactLimit = 16;
   options.growFromSeeds = true;
+  options.computeEnergySplit = false;
   std::int64_t reflections = 0, resolves = 0, plasticSolves = 0, capHits = 0;
   std::size_t next = 0;
   for (auto _ : state) {

@@ -134,6 +134,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     opt.growFromSeeds = true;
     opt.jointErrorAsBias = false;  // see ResolveOptions: our joint error is the half kick's
     opt.timeStages = m_settings.timeStages;
+    opt.computeEnergySplit = false;  // the report does not carry T_c / T_a
     for (const int root : im.components.seededRoots()) resolveComponent(root, constraints, numConstraints, info, resting);
     im.history.sortImpactedPairs();
     double counted = 0;

@@ -15,7 +15,12 @@ void Analysis::analyse(const StageContext& c, const std::vector<Scalar>& v0, Imp
     return;
   }
   gram(c, result);
-  energySplit(c, v0, result);
+  buildDelassus(c);
+  if (c.options.computeEnergySplit) {
+    energySplit(c, v0, result);
+  } else {
+    result.energySplitComputed = false;
+  }
   result.certificate = certify(c, v0);
 }
 
@@ -39,7 +44,7 @@ void Analysis::gram(const StageContext& c, ImpactResult& result) const {
   }
 }
 
-// W = A M⁻¹ Aᵀ over the active rows, through the per-group adjacency.
+// W = A M⁻¹ Aᵀ over the active rows, through the per-group adjacency, into m_w.
 void Analysis::buildDelassus(const StageContext& c) {
   const ContactRows& rows = c.rows;
   const auto m = static_cast<Index>(rows.active().size());
@@ -63,17 +68,17 @@ void Analysis::buildDelassus(const StageContext& c) {
       }
     }
   }
+  m_w.resize(m, m);
+  for (Index a = 0; a < m; ++a)
+    for (Index b = 0; b < m; ++b) m_w(a, b) = m_delassus[static_cast<std::size_t>(a + b * m)];
 }
 
 // T_c = ½ (A v)ᵀ (A M⁻¹ Aᵀ)⁺ (A v) with A the (merged) contact rows (seed 004).
 void Analysis::energySplit(const StageContext& c, const std::vector<Scalar>& v0, ImpactResult& result) {
   const ContactRows& rows = c.rows;
   const auto m = static_cast<Index>(rows.active().size());
-  buildDelassus(c);
-  m_w.resize(m, m);
   SmallVector constrainedVelocity(m);
   for (Index a = 0; a < m; ++a) {
-    for (Index b = 0; b < m; ++b) m_w(a, b) = m_delassus[static_cast<std::size_t>(a + b * m)];
     const int r = rows.active()[static_cast<std::size_t>(a)];
     constrainedVelocity[a] = rows.velocity(r, v0.data()) - rows[static_cast<std::size_t>(r)].bias;
   }

@@ -109,6 +109,7 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
     opt.analysisContactLimit = std::clamp(m_settings.analysisContactLimit, 0, 64);
     opt.growFromSeeds = true;
     opt.jointErrorAsBias = false;  // as in the rigid solver: the joint error is the half kick's
+    opt.computeEnergySplit = false;  // the report does not carry T_c / T_a
     for (const int root : im.cluster.seededRoots()) resolveComponent(root, constraints, numConstraints, info, resting);
     im.history.sortImpactedPairs();
   }
