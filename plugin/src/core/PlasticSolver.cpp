@@ -20,6 +20,24 @@ Scalar dot(const Scalar* a, const Scalar* b, Index n) {
 
 }  // namespace
 
+Scalar ActiveSetLcp::rowDot(int row, const Scalar* x) const {
+  const RowSupport& support = m_support[row];
+  const Scalar* a = m_A + static_cast<Index>(row) * m_n;
+  Scalar value = 0;
+  for (int s = 0; s < 2; ++s) {
+    const Index begin = support.begin[s];
+    value += dot(a + begin, x + begin, support.length[s]);
+  }
+  return value;
+}
+
+void ActiveSetLcp::rowAxpy(int row, Scalar alpha, Scalar* x) const {
+  const RowSupport& support = m_support[row];
+  const Scalar* a = m_A + static_cast<Index>(row) * m_n;
+  for (int s = 0; s < 2; ++s)
+    for (Index k = support.begin[s]; k < support.begin[s] + support.length[s]; ++k) x[k] += alpha * a[k];
+}
+
 // Appends row a_row to the QR factor of A_Pᵀ; false when it depends on the
 // active rows to round-off.
 bool ActiveSetLcp::appendColumn(int row) {
@@ -38,7 +56,7 @@ bool ActiveSetLcp::appendColumn(int row) {
       for (Index x = 0; x < n; ++x) v[x] -= projection * q[x];
     }
   const Scalar norm = std::sqrt(dot(v, v, n));
-  const Scalar original = std::sqrt(dot(a, a, n));
+  const Scalar original = std::sqrt(rowDot(row, a));
   // A row within 1e-8 of the active rows' span counts as dependent (and, if
   // violated, enters by exchange). Taken as independent, its multiplier grows
   // like 1/ρ² for a residual ρ: two rows opposing to 2.4e-11 in a capped wedge
@@ -83,13 +101,10 @@ void ActiveSetLcp::solveActive() {
   for (Index r = 0; r < k; ++r) m_rhs[static_cast<std::size_t>(r)] = -m_s0[m_active[static_cast<std::size_t>(r)]];
   solveNormal(m_rhs.data(), m_z.data());
   std::fill(m_x.begin(), m_x.begin() + n, Scalar(0));
-  for (Index r = 0; r < k; ++r) {
-    const Scalar* a = m_A + static_cast<Index>(m_active[static_cast<std::size_t>(r)]) * n;
-    for (Index x = 0; x < n; ++x) m_x[static_cast<std::size_t>(x)] += m_z[static_cast<std::size_t>(r)] * a[x];
-  }
+  for (Index r = 0; r < k; ++r) rowAxpy(m_active[static_cast<std::size_t>(r)], m_z[static_cast<std::size_t>(r)], m_x.data());
   for (Index r = 0; r < k; ++r) {
     const int row = m_active[static_cast<std::size_t>(r)];
-    m_rhs[static_cast<std::size_t>(r)] = -(dot(m_A + static_cast<Index>(row) * n, m_x.data(), n) + m_s0[row]);
+    m_rhs[static_cast<std::size_t>(r)] = -(rowDot(row, m_x.data()) + m_s0[row]);
   }
   std::vector<Scalar>& correction = m_work;
   solveNormal(m_rhs.data(), correction.data());
@@ -109,9 +124,8 @@ bool ActiveSetLcp::exchange(int row, Scalar* lambda) {
   const Index n = m_n;
   const auto k = static_cast<Index>(m_active.size());
   if (k == 0) return false;
-  const Scalar* a = m_A + static_cast<Index>(row) * n;
   Scalar* beta = m_work.data();
-  for (Index c = 0; c < k; ++c) beta[c] = dot(m_q.data() + c * n, a, n);
+  for (Index c = 0; c < k; ++c) beta[c] = rowDot(row, m_q.data() + c * n);
   for (Index r = k - 1; r >= 0; --r) {
     Scalar value = beta[r];
     for (Index c = r + 1; c < k; ++c) value -= m_r[static_cast<std::size_t>(r + c * m_rStride)] * beta[c];
@@ -155,8 +169,15 @@ bool ActiveSetLcp::exchange(int row, Scalar* lambda) {
 }
 
 int ActiveSetLcp::solve(const Scalar* A, Index m, Index n, const Scalar* s0, const Scalar* unitScale, Scalar threshold,
-                        Scalar* lambda) {
+                        Scalar* lambda, const RowSupport* support) {
   const auto mu = static_cast<std::size_t>(m);
+  if (!support) {
+    RowSupport whole;
+    whole.length[0] = n;
+    m_wholeRows.assign(mu, whole);
+    support = m_wholeRows.data();
+  }
+  m_support = support;
   m_A = A;
   m_n = n;
   m_s0 = s0;
@@ -207,7 +228,6 @@ int ActiveSetLcp::solve(const Scalar* A, Index m, Index n, const Scalar* s0, con
 int ActiveSetLcp::run(Index m, const Scalar* unitScale, Scalar threshold, Scalar* lambda) {
   const auto mu = static_cast<std::size_t>(m);
   const Index n = m_n;
-  const Scalar* A = m_A;
   const Scalar* s0 = m_s0;
   m_active.clear();
   m_inActive.assign(mu, 0);
@@ -280,11 +300,8 @@ int ActiveSetLcp::run(Index m, const Scalar* unitScale, Scalar threshold, Scalar
     }
     // s = A Aᵀ λ + s0; the active set changed, so rows blocked against the old one may enter.
     std::fill(m_x.begin(), m_x.end(), Scalar(0));
-    for (const int row : m_active) {
-      const Scalar* a = A + static_cast<Index>(row) * n;
-      for (Index x = 0; x < n; ++x) m_x[static_cast<std::size_t>(x)] += lambda[row] * a[x];
-    }
-    for (Index i = 0; i < m; ++i) m_s[static_cast<std::size_t>(i)] = dot(A + i * n, m_x.data(), n) + s0[i];
+    for (const int row : m_active) rowAxpy(row, lambda[row], m_x.data());
+    for (Index i = 0; i < m; ++i) m_s[static_cast<std::size_t>(i)] = rowDot(static_cast<int>(i), m_x.data()) + s0[i];
     std::fill(m_blocked.begin(), m_blocked.end(), 0);
   }
   return changes;

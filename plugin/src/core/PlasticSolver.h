@@ -26,14 +26,24 @@
 
 namespace propimpact::detail {
 
+/// Where a row of A can be non-zero: at most two column ranges (a contact
+/// acts on one or two groups). Entries of the row outside them must be zero.
+struct RowSupport {
+  Index begin[2] = {0, 0};
+  Index length[2] = {0, 0};
+};
+
 class ActiveSetLcp {
  public:
   /// \p A holds m rows of n entries (row-major). \p unitScale[i] = 1/||a_i||
   /// makes violations comparable across rows; a row is violated while
-  /// unitScale[i]·s_i < −threshold. Returns the number of active-set changes;
-  /// \p lambda receives the multipliers.
+  /// unitScale[i]·s_i < −threshold. \p support (optional, per row) says where
+  /// each row is non-zero: a rigid body's contact touches 12 of a cluster's
+  /// 6 × bodies columns, and the products with A were 40 % of the solve's
+  /// instructions as dense rows (callgrind, random 2–64-contact problems).
+  /// Returns the number of active-set changes; \p lambda receives the multipliers.
   int solve(const Scalar* A, Index m, Index n, const Scalar* s0, const Scalar* unitScale, Scalar threshold,
-            Scalar* lambda);
+            Scalar* lambda, const RowSupport* support = nullptr);
   /// Whether the last solve found a Farkas certificate (no outcome satisfies
   /// every row) and so returned the least uniform violation instead.
   [[nodiscard]] bool provedInfeasible() const { return m_infeasible; }
@@ -45,10 +55,15 @@ class ActiveSetLcp {
   bool exchange(int row, Scalar* lambda);
   void solveActive();
   void solveNormal(const Scalar* rhs, Scalar* out);
+  /// a_row · x and x += α a_row over the row's support.
+  [[nodiscard]] Scalar rowDot(int row, const Scalar* x) const;
+  void rowAxpy(int row, Scalar alpha, Scalar* x) const;
 
   const Scalar* m_A = nullptr;
   Index m_n = 0;
   const Scalar* m_s0 = nullptr;
+  const RowSupport* m_support = nullptr;
+  std::vector<RowSupport> m_wholeRows;  // the support of dense rows when none is given
   std::vector<int> m_active;
   std::vector<int> m_previous;
   std::vector<int> m_saved;  // active set before an exchange, restored if it fails

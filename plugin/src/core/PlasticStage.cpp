@@ -124,11 +124,14 @@ void PlasticStage::buildFactorRows(const StageContext& c) {
     }
   }
   m_factorRows.assign(static_cast<std::size_t>(m * m_factorDofs), 0);
+  m_factorSupport.assign(static_cast<std::size_t>(m), RowSupport{});
   for (Index a = 0; a < m; ++a) {
     const Row& row = rows[static_cast<std::size_t>(rows.active()[static_cast<std::size_t>(a)])];
     for (int t = 0; t < row.termCount; ++t) {
       const GroupTerm& term = row.terms[t];
       const auto gi = static_cast<std::size_t>(term.group);
+      m_factorSupport[static_cast<std::size_t>(a)].begin[t] = m_factorColumn[gi];
+      m_factorSupport[static_cast<std::size_t>(a)].length[t] = term.size;
       Eigen::Map<const MatrixX> factor(m_factorTransposed.data() + m_factorOffset[gi], term.size, term.size);
       Eigen::Map<const VectorX> coefficient(rows.coefficients(term), term.size);
       Eigen::Map<VectorX>(m_factorRows.data() + a * m_factorDofs + m_factorColumn[gi], term.size).noalias() +=
@@ -150,7 +153,8 @@ std::int64_t PlasticStage::solveExact(const StageContext& c, const Scalar* start
     m_compactUnit[static_cast<std::size_t>(a)] = rows[static_cast<std::size_t>(r)].invSqrtD;
   }
   const std::int64_t iterations = m_lcp.solve(m_factorRows.data(), m, m_factorDofs, m_compactS.data(),
-                                              m_compactUnit.data(), c.threshold, m_compactLambda.data());
+                                              m_compactUnit.data(), c.threshold, m_compactLambda.data(),
+                                              m_factorSupport.data());
   for (Index a = 0; a < m; ++a) {
     const Scalar value = m_compactLambda[static_cast<std::size_t>(a)];
     if (value != 0) rows.applyImpulse(rows.active()[static_cast<std::size_t>(a)], value, out);

@@ -99,6 +99,7 @@ class PlasticStage {
   // ever forming it.
   std::vector<Scalar> m_factorTransposed;
   std::vector<Scalar> m_factorRows;   // m × factorDofs, row-major, compact active order
+  std::vector<RowSupport> m_factorSupport;  // per compact row: its groups' columns in factorRows
   std::vector<Index> m_factorColumn;  // per group: first column in factorRows, or -1
   std::vector<Index> m_factorOffset;  // per group: where its Lᵀ sits in m_factorTransposed
   std::vector<char> m_groupTouched;
