@@ -45,15 +45,18 @@ struct SolverSettings {
   /// slip, never adding kinetic energy, every touching contact still feasible
   /// (a box's corner may need an extra normal impulse δ; reported). A NaN,
   /// infinite or negative μ is clamped to 0 and counted
-  /// (StepReport::frictionClamped). On by default: a drop-in gives a bounce
-  /// friction as every game engine does (a ball leaves rough ground rolling).
-  /// Off: impacts are frictionless, as in the papers, bit for bit what the
+  /// (StepReport::frictionClamped). Off by default for now: the friction
+  /// stage sweeps every contact of the touching component, not only the
+  /// impact's neighbourhood, so on the settled 1,000-sphere pile it cost
+  /// 60 ms per step (scripts/bench's "pile split", write-back) against 3 ms
+  /// for Bullet's whole pass. On, a bounce gets friction as in every game
+  /// engine (a ball leaves rough ground rolling). Off: impacts are frictionless, as in the papers, bit for bit what the
   /// solver did before this setting existed; an impact contact that separates
   /// then gets no friction at all (Bullet's pass never sees it). The seeds'
   /// studies set it off (scenes::makeSolver's "propagative"). With μ = 0 at
   /// every contact both agree bit for bit. Friction at resting contact is
   /// Bullet's in both cases.
-  bool impactFriction = true;
+  bool impactFriction = false;
   /// Accumulate per-cluster reports (bodies, contacts, impulses).
   bool keepReport = true;
   /// At most this many clusters are kept until the report is read (one read
