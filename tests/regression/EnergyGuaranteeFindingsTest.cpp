@@ -58,5 +58,28 @@ TEST(FuzzFindings, CappedJointsAtKappa7e13EndFeasibleWithoutGainingEnergy) {
   expectNoEnergyGained("capped-16dof-joints-kappa-7e13-plastic-residual-1.2e-5-of-scale");
 }
 
+// The same family, 48 elastic contacts and one joint, capped at 3,000
+// reflections: energy 7.25 → 11.33 with the guarantee off. With it on, the
+// capped state's plastic outcome stands as Gauss–Seidel settled it, and the
+// report must say so: the outcome from the start, solved after it and
+// discarded, had overwritten the method with "active set", whose residual
+// the fuzz check holds to 1e-6 of the scale instead of Gauss–Seidel's
+// reported one. The energy ends 1.4e-9 above the start under gcc: the capped
+// state's own round-off drift after impulses of 1e11, which Gauss–Seidel from
+// there keeps; the check's joint-group allowance ε·κ(M)·(1 + reflections)
+// covers it, and 1e-8 bounds it here.
+TEST(FuzzFindings, CappedJointEnergyGainWithTheGuaranteeOffIsNotGained) {
+  const std::string finding = "capped-16dof-joint-energy-gain-with-the-guarantee-off";
+  fuzz::Case c = regression::loadFinding(finding);
+  const ImpactResult r = ImpactResolver().resolve(c.problem, c.options);
+  ASSERT_TRUE(r.velocity.allFinite());
+  EXPECT_TRUE(r.capHit);
+  EXPECT_EQ(r.fallback, Fallback::PlasticFromCapped);
+  EXPECT_EQ(r.plasticMethod, PlasticMethod::Iterative);
+  EXPECT_LE(r.energyAfter, r.energyBefore * (1 + 1e-8)) << "relative gain " << r.energyAfter / r.energyBefore - 1;
+  EXPECT_EQ(fuzz::check(c.problem, c.options, r), "");
+  EXPECT_EQ(fuzz::resolveAndCheck(c), "");
+}
+
 }  // namespace
 }  // namespace propimpact

@@ -57,6 +57,7 @@ class PlasticStage {
   struct Judgement {
     Scalar violation = 0;      ///< largest unit-normal approach left.
     bool gainsEnergy = false;  ///< energy above the start's by more than kEnergyRoundOff (never with a bias).
+    PlasticMethod method = PlasticMethod::ActiveSet;  ///< how the outcome that stands was found.
     [[nodiscard]] bool betterThan(const Judgement& o) const {
       if (gainsEnergy != o.gainsEnergy) return !gainsEnergy;
       return violation < o.violation;
