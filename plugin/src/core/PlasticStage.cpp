@@ -63,7 +63,10 @@ bool PlasticStage::conservesEnergy(const StageContext& c) {
 PlasticStage::Judgement PlasticStage::judge(const StageContext& c, const Scalar* velocity, Scalar startEnergy) {
   Judgement j;
   j.violation = c.rows.largestViolation(velocity);
-  if (conservesEnergy(c)) j.gainsEnergy = energyOf(c, velocity) > startEnergy * (1 + kEnergyRoundOff);
+  if (conservesEnergy(c)) {
+    j.gain = energyOf(c, velocity) - startEnergy;
+    j.gainsEnergy = j.gain > startEnergy * kEnergyRoundOff;
+  }
   return j;
 }
 

@@ -58,8 +58,14 @@ class PlasticStage {
     Scalar violation = 0;      ///< largest unit-normal approach left.
     bool gainsEnergy = false;  ///< energy above the start's by more than kEnergyRoundOff (never with a bias).
     PlasticMethod method = PlasticMethod::ActiveSet;  ///< how the outcome that stands was found.
+    Scalar gain = 0;           ///< energy above the start's (0 with a bias).
     [[nodiscard]] bool betterThan(const Judgement& o) const {
       if (gainsEnergy != o.gainsEnergy) return !gainsEnergy;
+      // Both gaining: the smaller gain. At κ(M) = 1e13 Gauss–Seidel's own
+      // round-off gained 3.2e-10 of the energy and the exact solve 106 %, and
+      // the less violated, the exact one, stood (finding
+      // 16dof-joint-plastic-energy-gain-15.5-to-31.9-corpus-mutation).
+      if (gainsEnergy) return gain < o.gain;
       return violation < o.violation;
     }
   };
