@@ -11,7 +11,8 @@
 // the outcome's true row velocities, then Gauss–Seidel from the same
 // start, then — for a capped propagation — the plastic outcome from the
 // impact's start. A candidate that gains energy is never preferred to one
-// that does not; among the rest the less violated stands.
+// that does not; among those that do not, the less violated stands, and
+// among those that all do, the smaller gain.
 //
 // Energy guarantee (no bias, SPEC §4): with b = 0 the outcome's energy change
 // is f(λ) = ½λᵀWλ + λᵀJv₀, W = J M⁻¹ Jᵀ. Projected Gauss–Seidel with a
