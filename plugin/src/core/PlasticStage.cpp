@@ -284,13 +284,7 @@ PlasticStage::Judgement PlasticStage::solve(const StageContext& c, const Scalar*
     lambda[rows.active()[static_cast<std::size_t>(a)]] += m_compactLambda[static_cast<std::size_t>(a)];
   best.method = method;
   if (stats) {
-    // plasticResidual is the largest any solve of the resolution left, so the
-    // method reported is that solve's: the blend's exact solve after a capped
-    // outcome Gauss–Seidel settled had relabelled Gauss–Seidel's residual as
-    // an active-set one (an input of a seeded fuzz run once the guarantee was
-    // on; clean before, input not kept).
-    if (best.violation >= stats->plasticResidual || stats->plasticMethod == PlasticMethod::NotNeeded)
-      stats->plasticMethod = method;
+    stats->plasticMethod = method;
     stats->plasticIterations = std::max(stats->plasticIterations, static_cast<int>(std::min<std::int64_t>(iterations, INT32_MAX)));
     stats->plasticResidual = std::max(stats->plasticResidual, best.violation);
   }
