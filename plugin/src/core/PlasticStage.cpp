@@ -3,6 +3,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace propimpact::detail {
 namespace {
@@ -320,8 +321,13 @@ PlasticStage::Judgement PlasticStage::solve(const StageContext& c, const Scalar*
       iterations += m_conjugateGradient.solve(c, out, m_compactLambda, c.options.plasticIterativeSweepCap - iterations);
     }
     best = judge(c, out, startEnergy);
+    // A non-finite outcome (an iteration that ran off on a problem without a
+    // plastic outcome) must lose to any finite candidate.
+    if (!std::isfinite(best.violation) || !Eigen::Map<const VectorX>(out, c.bodies.dofs()).allFinite())
+      best.violation = std::numeric_limits<Scalar>::infinity();
     const Scalar accepted = std::max(c.threshold, c.options.plasticIterativeTolerance * c.scale);
-    if (best.violation > accepted || best.gainsEnergy) consider(best.gainsEnergy ? nullptr : warmStart, method, iterations, best);
+    if (!(best.violation <= accepted) || best.gainsEnergy)
+      consider(best.gainsEnergy ? nullptr : warmStart, method, iterations, best);
   }
   // The guarantee's last candidate: Gauss–Seidel from λ = 0 (see the header).
   if (best.gainsEnergy) consider(nullptr, method, iterations, best);

@@ -18,6 +18,17 @@ constexpr Scalar kProportioning = 1;
 // velocity this often so that its round-off cannot steer the iteration.
 constexpr std::int64_t kGradientRefresh = 32;
 
+// pᵀÂp below this fraction of pᵀp is round-off, not curvature: Â has a unit
+// diagonal and its products carry errors of about ε·‖Â‖·‖p‖². Taken as
+// curvature, a direction in the null space of 43 rows over 6 dofs got steps
+// of 1e300.
+constexpr Scalar kFlatCurvature = 1e-12;
+
+// A projected gradient this many times the first one means divergence (see
+// solve()): on an infeasible 43-contact, 6-dof fuzz input μ grew until the
+// velocity overflowed (CI seed 10).
+constexpr Scalar kDivergence = 1e8;
+
 Scalar dot(const std::vector<Scalar>& a, const std::vector<Scalar>& b, std::size_t m) {
   Scalar sum = 0;
   for (std::size_t i = 0; i < m; ++i) sum += a[i] * b[i];
@@ -121,6 +132,7 @@ std::int64_t ProjectedConjugateGradient::solve(const StageContext& c, Scalar* ou
   readGradient(c, out);
   freeGradient(m_direction);
   std::int64_t iteration = 0;
+  Scalar firstWorst = 0;
   for (; iteration < iterationCap; ++iteration) {
     if (iteration > 0 && iteration % kGradientRefresh == 0) readGradient(c, out);
     Scalar worst = 0, chopped = 0, reducedFree = 0;
@@ -133,18 +145,26 @@ std::int64_t ProjectedConjugateGradient::solve(const StageContext& c, Scalar* ou
       if (free) reducedFree += std::min(m_mu[a] / alphaBar, g) * g;
     }
     if (worst <= tolerance) break;
+    if (iteration == 0) firstWorst = worst;
+    // Diverging: the problem has no plastic outcome (a prescribed motion
+    // squeezes the bodies) and μ runs off along the unbounded direction. Stop
+    // while the state is finite; PlasticStage's other candidates take over.
+    if (!(worst <= kDivergence * firstWorst)) break;
     if (chopped > kProportioning * kProportioning * reducedFree) {
       // Proportioning: release bound rows along the chopped gradient (exact line search).
       multiply(c, m_chopped);
       const Scalar curvature = dot(m_chopped, m_product, m);
-      if (!(curvature > 0)) break;  // no curvature along a descent direction: the problem has no minimum
+      // No curvature along a descent direction (beyond round-off): the problem has no minimum.
+      if (!(curvature > kFlatCurvature * chopped)) break;
       moveAlong(c, chopped / curvature, m_chopped, out);
       freeGradient(m_direction);
       continue;
     }
     multiply(c, m_direction);
     const Scalar curvature = dot(m_direction, m_product, m);
-    const Scalar conjugateStep = curvature > 0 ? dot(m_gradient, m_direction, m) / curvature : kInfinity;
+    const Scalar conjugateStep = curvature > kFlatCurvature * dot(m_direction, m_direction, m)
+                                     ? dot(m_gradient, m_direction, m) / curvature
+                                     : kInfinity;
     Scalar feasibleStep = kInfinity;
     std::size_t blocking = m;
     for (std::size_t a = 0; a < m; ++a)
