@@ -166,18 +166,20 @@ namespace {
 constexpr int kChainContacts = 200;
 
 /// A line of equal balls along x, touching; the first moves at +1 m/s.
-void chainProblem(ImpactProblem& problem, double cor) {
+void chainProblem(ImpactProblem& problem, double cor, int contacts) {
   problem.clear();
-  for (int i = 0; i <= kChainContacts; ++i) {
+  for (int i = 0; i <= contacts; ++i) {
     RigidBodyInput body;
     body.inverseMass = 1;
     body.inverseInertiaWorld = Matrix3::Identity() * 2.5;
     if (i == 0) body.linearVelocity = Vector3(1, 0, 0);
     (void)problem.addRigidBody(body);
   }
-  for (int i = 0; i < kChainContacts; ++i)
+  for (int i = 0; i < contacts; ++i)
     (void)problem.addRigidContact(i + 1, i, Vector3(1, 0, 0), Vector3(-0.5, 0, 0), Vector3(0.5, 0, 0), cor);
 }
+
+void chainProblem(ImpactProblem& problem, double cor) { chainProblem(problem, cor, kChainContacts); }
 
 /// A ball landing on three resting balls that stand on the ground (a small pile).
 void pileProblem(ImpactProblem& problem, double cor) {
@@ -233,6 +235,34 @@ TEST(Allocation, CoreChainPlasticBlendAllocatesNothingOnceWarm) {
 TEST(Allocation, CorePileImpactWithAnalysisAllocatesNothingOnceWarm) {
   EXPECT_EQ(resolveCountingSecond(pileProblem, 0.5, perStepOptions()), 0);
   EXPECT_EQ(resolveCountingSecond(pileProblem, 1.0, perStepOptions()), 0);
+}
+
+TEST(Allocation, CoreNewShapeAfterALargerOneAllocatesNothing) {
+  // The result, the problem and the resolver's stages keep their largest
+  // size, so a cluster of a shape never resolved before allocates nothing
+  // once larger ones have been through the same stages: the pile (4 bodies,
+  // 6 contacts) after a 6-contact chain (7 bodies; exact plastic solve,
+  // analysis, order enumeration) and the 200-contact one, through the blend
+  // and through the elastic path.
+  for (const double cor : {0.5, 1.0}) {
+    ImpactProblem problem;
+    ImpactResolver resolver;
+    ImpactResult result;
+    const ResolveOptions options = perStepOptions();
+    chainProblem(problem, cor);
+    resolver.resolve(problem, options, result);
+    chainProblem(problem, cor, 6);
+    resolver.resolve(problem, options, result);
+    pileProblem(problem, cor);
+    resetCounts();
+    {
+      const CountingScope counting;
+      resolver.resolve(problem, options, result);
+    }
+    EXPECT_GT(result.reflections, 0);
+    EXPECT_EQ(result.velocity.size(), 24);
+    EXPECT_EQ(g_newCalls + g_mallocCalls, 0) << "COR " << cor;
+  }
 }
 
 /// Counts inside our solveGroup, not inside Bullet's sequential-impulse stages.
@@ -350,8 +380,8 @@ TEST(Allocation, SolveGroupOfClustersOfDifferentShapesAllocatesNothingOnceWarm) 
   // Two separate lines in zero gravity, struck in the same step: a striker and
   // one resting ball, and a striker and two touching balls. The step resolves
   // clusters of two shapes (2 bodies and 1 contact, 3 and 2). The solver keeps
-  // one ImpactResult per recent shape; with a single result its Eigen vectors,
-  // which keep no spare capacity, would reallocate at every change of shape.
+  // one ImpactResult, whose vectors keep their capacity (ReusableArray.h);
+  // Eigen's own vectors would reallocate at every change of shape.
   auto owner = std::make_unique<CountingSolver>();
   CountingSolver& solver = *owner;
   solver.settings().keepReport = false;
@@ -401,6 +431,63 @@ TEST(Allocation, SolveGroupOfClustersOfDifferentShapesAllocatesNothingOnceWarm) 
     EXPECT_EQ(g_newCalls, 0) << "operator new calls inside our solveGroup, run " << run;
     EXPECT_EQ(g_mallocCalls, 0) << "malloc-family calls inside our solveGroup, run " << run;
   }
+}
+
+TEST(Allocation, SolveGroupOfAShapeNeverSeenBeforeAllocatesNothingOnceALargerOneWas) {
+  // Warm-up, in zero gravity: a striker hits a line of 30 touching balls (the
+  // exact plastic and propagation paths at their largest) and another hits a
+  // line of 6 (5 contacts, small enough to be analysed: Gram matrix,
+  // certificate, order enumeration). Counted: about five steps later a
+  // striker hits a ball that rests against two others set at ±60° behind it,
+  // a cluster of a shape (4 bodies, 3 contacts, not a line) the solver has
+  // never resolved. Buffers keep their largest size, so it allocates nothing.
+  auto owner = std::make_unique<CountingSolver>();
+  CountingSolver& solver = *owner;
+  solver.settings().keepReport = false;
+  scenes::World world(std::move(owner));
+  constexpr double kDt = 1.0 / 60;
+  constexpr btScalar kRadius = 0.5;
+  scenes::BodySpec ball;
+  ball.restitution = 1;
+  ball.friction = 0;
+  const auto striker = [&](btScalar y, btScalar gap) {
+    scenes::BodySpec moving = ball;
+    moving.position = btVector3(-2 * kRadius - gap, y, 0);
+    moving.linearVelocity = btVector3(3, 0, 0);
+    world.addSphere(kRadius, moving);
+  };
+  const auto line = [&](int resting, btScalar y) {
+    btRigidBody* last = nullptr;
+    for (int k = 0; k < resting; ++k) {
+      ball.position = btVector3(btScalar(2 * kRadius * k), y, 0);
+      last = world.addSphere(kRadius, ball);
+    }
+    striker(y, btScalar(0.04));  // overlapping by step 2
+    return last;
+  };
+  btRigidBody* longEnd = line(30, 0);
+  btRigidBody* shortEnd = line(6, 10);
+  ball.position = btVector3(0, 20, 0);
+  btRigidBody* racked = world.addSphere(kRadius, ball);
+  for (const btScalar side : {btScalar(-1), btScalar(1)}) {
+    ball.position = btVector3(2 * kRadius * btScalar(0.5), 20, side * 2 * kRadius * btScalar(0.8660254037844386));
+    world.addSphere(kRadius, ball);
+  }
+  striker(20, btScalar(0.3));  // overlapping by step 7
+  world.step(kDt);
+  world.step(kDt);
+  ASSERT_GT(longEnd->getLinearVelocity().x(), 1) << "the long line's impact did not reach its far end";
+  ASSERT_GT(shortEnd->getLinearVelocity().x(), 1) << "the short line's impact did not reach its far end";
+  ASSERT_LT(racked->getLinearVelocity().length(), 0.1) << "the rack was struck too early to count";
+  resetCounts();
+  for (int step = 0; step < 8; ++step) {
+    solver.active = true;
+    world.step(kDt);
+    solver.active = false;
+  }
+  EXPECT_GT(racked->getLinearVelocity().length(), 0.1) << "the rack was not struck in the counted steps";
+  EXPECT_EQ(g_newCalls, 0) << "operator new calls inside our solveGroup";
+  EXPECT_EQ(g_mallocCalls, 0) << "malloc-family calls inside our solveGroup";
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 #include "propimpact/bullet/PropagativeImpactSolver.h"
 
 #include <algorithm>
-#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -34,6 +33,27 @@ using bullet_detail::Island;
 using bullet_detail::IslandContact;
 using bullet_detail::RestingPass;
 
+namespace {
+
+// Sized by what the island could need (a persistent manifold holds at most
+// MANIFOLD_CACHE_SIZE points), with room to double, so that a step with more
+// separating impact points than any before does not allocate: the buffers
+// grow only when the island outgrows twice what it once was.
+template <typename Buffer>
+void reserveFor(Buffer& buffer, std::size_t needed) {
+  if (buffer.capacity() < needed) buffer.reserve(2 * needed);
+}
+
+void reserveRestingBuffers(bullet_detail::RestingPass::Buffers& buffers, int numManifolds, int numConstraints) {
+  const auto manifolds = static_cast<std::size_t>(numManifolds);
+  reserveFor(buffers.manifolds, manifolds);
+  reserveFor(buffers.constraints, static_cast<std::size_t>(numConstraints));
+  reserveFor(buffers.hidden, manifolds * MANIFOLD_CACHE_SIZE);
+  reserveFor(buffers.unpushed, manifolds * MANIFOLD_CACHE_SIZE);
+}
+
+}  // namespace
+
 struct PropagativeImpactSolver::Impl {
   Island island;
   Components components;
@@ -48,33 +68,10 @@ struct PropagativeImpactSolver::Impl {
   bullet_detail::RestitutionWarnings restitutionWarnings;
   std::vector<int> firstReflection;  // write-back's scratch: each contact's first place in the sequence
 
-  // Results kept per cluster shape (dofs, contacts): ImpactResult's Eigen
-  // vectors have no spare capacity and reallocate whenever the size changes,
-  // so a scene whose clusters alternate between a few shapes (a cradle, a gas
-  // of pairs and wall hits) would allocate at every change. The least
-  // recently used slot takes a new shape.
-  struct ShapedResult {
-    Index dofs = -1;
-    int contacts = -1;
-    std::uint64_t lastUse = 0;
-    ImpactResult result;
-  };
-  std::array<ShapedResult, 8> results;
-  std::uint64_t resultUses = 0;
-  ImpactResult& resultFor(Index dofs, int contacts) {
-    ShapedResult* slot = &results[0];
-    for (ShapedResult& candidate : results) {
-      if (candidate.dofs == dofs && candidate.contacts == contacts) {
-        slot = &candidate;
-        break;
-      }
-      if (candidate.lastUse < slot->lastUse) slot = &candidate;
-    }
-    slot->dofs = dofs;
-    slot->contacts = contacts;
-    slot->lastUse = ++resultUses;
-    return slot->result;
-  }
+  // One result for every cluster: its vectors keep their capacity
+  // (ReusableArray.h), so a cluster of a new shape allocates nothing once one
+  // as large has been resolved.
+  ImpactResult result;
 };
 
 PropagativeImpactSolver::PropagativeImpactSolver(std::size_t callerScalarSize) : m_impl(std::make_unique<Impl>()) {
@@ -118,6 +115,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
   Impl& im = *m_impl;
   detail::StageClock clock(m_settings.timeStages);
   SolveStageSeconds& seconds = m_report.stageSeconds;
+  reserveRestingBuffers(im.restingBuffers, numManifolds, numConstraints);
   RestingPass resting(im.restingBuffers);
   im.island.gatherBodies(bodies, numBodies, info.m_timeStep, m_settings, m_report);
   im.island.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting);
@@ -168,7 +166,7 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   im.cluster.build(root, im.island, im.components, constraints, numConstraints, info, im.problem);
   clock.lap(seconds.problemBuild);
   im.options.problemKey = (im.history.pass() << 20) ^ static_cast<std::uint64_t>(root);
-  ImpactResult& r = im.resultFor(im.problem.dofCount(), im.problem.contactCount());
+  ImpactResult& r = im.result;
   try {
     im.resolver.resolve(im.problem, im.options, r);
   } catch (const InputError&) {

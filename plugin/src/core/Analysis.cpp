@@ -121,7 +121,18 @@ bool Analysis::enumerateOrders(const StageContext& c, const std::vector<Scalar>&
   m_nodes = 0;
   m_incomplete = false;
   const auto n = static_cast<std::size_t>(c.bodies.dofs());
+  // Sized once for the deepest tree enumerate() may walk (its level and node
+  // caps) and for every leaf it may keep, so that an order tree deeper or
+  // bushier than any before allocates nothing inside a step.
+  const auto rowCount = static_cast<std::size_t>(c.rows.active().size());
+  const std::size_t levels =
+      std::min<std::size_t>(64 * rowCount + 66, static_cast<std::size_t>(std::max<std::int64_t>(
+                                                     c.options.enumerationNodeCap, 0)) + 2);
+  if (m_stack.size() < levels * n) m_stack.resize(levels * n);
   if (m_stack.size() < 2 * n) m_stack.resize(2 * n);
+  if (m_leaves.capacity() < (kLeafCap + 1) * n) m_leaves.reserve((kLeafCap + 1) * n);
+  m_scratchA.resize(n);
+  m_scratchB.resize(n);
   std::copy(v0.begin(), v0.end(), m_stack.begin());
   enumerate(c, 0, -1);
   return !m_incomplete;
@@ -153,8 +164,6 @@ void Analysis::enumerate(const StageContext& c, int level, int last) {
   if (any) return;
   // A leaf: keep it if it differs from every stored outcome.
   const Scalar* outcome = m_stack.data() + static_cast<std::size_t>(level) * n;
-  m_scratchA.resize(n);
-  m_scratchB.resize(n);
   Eigen::Map<VectorX> scratchA(m_scratchA.data(), c.bodies.dofs());
   Eigen::Map<VectorX> scratchB(m_scratchB.data(), c.bodies.dofs());
   c.bodies.scatter(outcome, scratchA.data());
@@ -164,7 +173,7 @@ void Analysis::enumerate(const StageContext& c, int level, int last) {
     scratchB -= scratchA;
     if (std::sqrt(std::max(Scalar(0), c.bodies.kineticInner(scratchB, scratchB))) <= tolerance) return;
   }
-  if (m_leafCount >= 256) {
+  if (m_leafCount >= static_cast<int>(kLeafCap)) {
     m_incomplete = true;
     return;
   }

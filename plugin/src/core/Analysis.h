@@ -47,6 +47,8 @@ class Analysis {
 
   std::vector<Scalar> m_delassus;
   SmallMatrix m_w;
+  /// Distinct outcomes kept before the enumeration is called incomplete.
+  static constexpr std::size_t kLeafCap = 256;
   std::vector<Scalar> m_stack;
   std::vector<Scalar> m_leaves;
   std::vector<Scalar> m_scratchA, m_scratchB;

@@ -23,8 +23,9 @@ Scalar mixedRestitution(const ContactRows& rows, const std::vector<Scalar>& elas
   return std::clamp(restitution, Scalar(0), Scalar(1));
 }
 
-Scalar Blend::alpha(const SolverBodies& bodies, bool anyBias, const VectorX& elastic, const VectorX& plastic,
-                    Scalar energyBefore, Scalar energyPlastic, Scalar restitution) {
+Scalar Blend::alpha(const SolverBodies& bodies, bool anyBias, const Eigen::Ref<const VectorX>& elastic,
+                    const Eigen::Ref<const VectorX>& plastic, Scalar energyBefore, Scalar energyPlastic,
+                    Scalar restitution) {
   if (restitution >= 1) return 1;
   if (restitution <= 0) return 0;
   if (anyBias) return restitution;

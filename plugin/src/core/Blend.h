@@ -27,8 +27,9 @@ namespace propimpact::detail {
 /// Solves eq. (16) for α.
 class Blend {
  public:
-  [[nodiscard]] Scalar alpha(const SolverBodies& bodies, bool anyBias, const VectorX& elastic, const VectorX& plastic,
-                             Scalar energyBefore, Scalar energyPlastic, Scalar restitution);
+  [[nodiscard]] Scalar alpha(const SolverBodies& bodies, bool anyBias, const Eigen::Ref<const VectorX>& elastic,
+                             const Eigen::Ref<const VectorX>& plastic, Scalar energyBefore, Scalar energyPlastic,
+                             Scalar restitution);
 
  private:
   std::vector<Scalar> m_difference;

@@ -38,6 +38,7 @@ QueueKey OrderingRule::keyOf(const Row& row, int r, Scalar s, std::int64_t refle
 
 void OrderingQueue::reset(std::size_t rows) {
   m_heap.clear();
+  m_heap.reserve(rows);  // a row is queued at most once: pushes never allocate after this
   m_position.assign(rows, -1);
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "propimpact/core/ResolveOptions.h"
+#include "propimpact/core/ReusableArray.h"
 #include "propimpact/core/Types.h"
 
 namespace propimpact {
@@ -51,12 +52,18 @@ struct StageSeconds {
   double analysis = 0;   ///< Gram matrix, T_c/T_a, certificates, ξ.
 };
 
+/// A result's vectors keep their capacity across cluster sizes (ReusableArray.h):
+/// a resolver reusing one ImpactResult allocates nothing once it has held a
+/// cluster as large.
+using ResultVector = ReusableArray<VectorX>;
+using ResultMatrix = ReusableArray<MatrixX>;
+
 /// Outcome and report of one resolution.
 struct ImpactResult {
-  VectorX velocity;      ///< v+ (final, after restitution blending).
-  VectorX impulses;      ///< total impulse per contact (input order), λ ≥ 0.
-  VectorX elasticVelocity;  ///< the propagative elastic outcome (or its fallback).
-  VectorX plasticVelocity;  ///< the plastic outcome (empty when not needed).
+  ResultVector velocity;      ///< v+ (final, after restitution blending).
+  ResultVector impulses;      ///< total impulse per contact (input order), λ ≥ 0.
+  ResultVector elasticVelocity;  ///< the propagative elastic outcome (or its fallback).
+  ResultVector plasticVelocity;  ///< the plastic outcome (empty when not needed).
   std::vector<int> sequence;  ///< contacts reflected, in order (input indices).
   std::vector<char> inCluster;  ///< per input contact: 1 if it took part (always 1 unless growFromSeeds).
   std::int64_t reflections = 0;  ///< sequence length.
@@ -73,7 +80,7 @@ struct ImpactResult {
   Scalar constrainedEnergy = 0;      ///< T_c of seed 004 with A = all (merged) contact rows.
   Scalar admissibleEnergy = 0;       ///< T_a = T − T_c.
 
-  MatrixX gram;  ///< G_ij = <û_i, û_j>_g over input contacts (empty when not analysed).
+  ResultMatrix gram;  ///< G_ij = <û_i, û_j>_g over input contacts (empty when not analysed).
   UniquenessCertificate certificate = UniquenessCertificate::None;  ///< see enum.
   Scalar certificateTolerance = 0;  ///< the tolerance the certificate was established with.
 
