@@ -18,6 +18,7 @@
 // link, n·(v + ω×r) for a rigid body, so J v + b is the relative normal
 // velocity (b: a static or kinematic partner's motion).
 
+#include <BulletCollision/BroadphaseCollision/btDispatcher.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <BulletDynamics/Featherstone/btMultiBody.h>
@@ -66,6 +67,7 @@ struct GroupContact {
   Scalar approachMid = 0;   ///< J v_mid + b
   bool seed = false;        ///< an impact by itself
   bool persistent = false;  ///< carried resting load (speculative points: judged after the impacts)
+  bool queried = false;     ///< our own closest-point query, in no Bullet manifold (Bullet's pass never sees it)
   std::uint64_t key = 0;    ///< canonical tie-break key
   int contact = -1;         ///< index in the current impact problem
 };
@@ -78,7 +80,7 @@ class MultiBodyGroup {
                     const SolverSettings& settings, StepReport& report);
   /// Rows and Zeno classification of every manifold point; lists what Bullet's pass may see.
   void gatherContacts(btPersistentManifold** manifolds, int count, const SolverSettings& settings,
-                      ContactHistory& history, MultiBodyRestingPass& resting);
+                      ContactHistory& history, MultiBodyRestingPass& resting, btDispatcher* dispatcher);
   /// Block of a collision object: ≥ 0, −1 static or kinematic, −2 outside this group.
   [[nodiscard]] int blockOf(const btCollisionObject* object) const;
   /// Block of a multibody, −2 if not in this group.
@@ -92,13 +94,18 @@ class MultiBodyGroup {
   [[nodiscard]] Scalar approachMid(const GroupContact& c) const;
 
   std::vector<GroupBlock> blocks;
-  std::vector<GroupContact> contacts;     ///< touching points between usable blocks
+  std::vector<GroupContact> contacts;     ///< touching points between usable blocks, and imminent ones (seeds)
   std::vector<GroupContact> speculative;  ///< not yet touching: judged after the impacts
 
  private:
   bool addMultiBody(btMultiBody* body, const KickMemory& kicks, const SolverSettings& settings, StepReport& report);
   void addRigidBody(btRigidBody* body, Scalar dt, const SolverSettings& settings, StepReport& report);
   bool fillRow(GroupContact& c, bool sideA, const btVector3& normal);
+  void addPoint(btManifoldPoint& cp, const btPersistentManifold& manifold, int a, int b, int index,
+                const SolverSettings& settings, ContactHistory& history, MultiBodyRestingPass& resting, bool queried);
+  void queryGaps(btDispatcher* dispatcher, const SolverSettings& settings, ContactHistory& history,
+                 MultiBodyRestingPass& resting);
+  [[nodiscard]] bool imminent(const GroupContact& c) const;
   [[nodiscard]] Vector3 pointKick(int block, const btCollisionObject* object, const btVector3& point);
   void classify(GroupContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, MultiBodyRestingPass& resting);
@@ -108,6 +115,9 @@ class MultiBodyGroup {
 
   const SolverSettings* m_settings = nullptr;  // of the pass being gathered (gatherBodies)
   StepReport* m_report = nullptr;
+  Scalar m_dt = 0;  // the step being solved
+  std::vector<const btPersistentManifold*> m_gaps;  // manifolds with no point: their gap is queried
+  std::vector<btManifoldPoint> m_queried;  // the queried points (reserved: GroupContact points into it)
   std::vector<std::pair<const void*, int>> m_index;  // multibody or rigid body → block, sorted
   std::vector<Scalar> m_now, m_mid, m_kick;
   std::vector<Scalar> m_rows;

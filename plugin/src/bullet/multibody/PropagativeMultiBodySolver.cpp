@@ -98,7 +98,7 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
   im.clusterContacts = 0;
   MultiBodyGroup& group = im.group;
   group.gatherBodies(bodies, numBodies, info.m_timeStep, im.kicks, m_settings, m_report);
-  group.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting);
+  group.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting, dispatcher);
   if (im.cluster.components(group, constraints, numConstraints)) {
     ResolveOptions& opt = im.options;
     opt.ordering = m_settings.ordering;
