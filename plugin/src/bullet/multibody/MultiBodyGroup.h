@@ -17,6 +17,20 @@
 // A contact row is Bullet's own Jacobian: fillContactJacobianMultiDof for a
 // link, n·(v + ω×r) for a rigid body, so J v + b is the relative normal
 // velocity (b: a static or kinematic partner's motion).
+//
+// Event location to the nearer step boundary. Bullet moves the bodies after
+// the solver with their end-of-step velocities, so an impact found only once
+// the bodies overlap is resolved a fraction 1 − s of a step past the
+// contact, s being where in the previous step the contact fell; resolved at
+// that previous step's start it would be s early. A point not yet touching
+// (distance d > 0) whose end-of-step approach u closes it in the first half
+// of the step (u dt > 2d) is therefore an impact seed now, under the same
+// Zeno rule as a touching one, so the error is at most half a step either
+// way. Such points are Bullet's speculative points (kept within the
+// manifold's breaking threshold by most algorithms) or, for a pair whose
+// manifold is empty (sphere–sphere keeps no point at a positive distance),
+// the closest points of Bullet's closest-point query within that same
+// threshold. A queried point is in no manifold: Bullet's pass never sees it.
 
 #include <BulletCollision/BroadphaseCollision/btDispatcher.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>

@@ -1,6 +1,7 @@
 // One solveMultiBodyGroup is a sequence of stages (see each stage's header):
 //   gather bodies (kick from KickMemory) → gather contacts (Bullet's
-//   Jacobians, Zeno classification) → components → per seeded component:
+//   Jacobians, Zeno classification, imminent points: MultiBodyGroup.h) →
+//   components → per seeded component:
 //   cluster problem → core resolve → write-back → speculative points →
 //   Bullet's multibody pass (one scope object) → contact history and kicks.
 #include "propimpact/bullet/PropagativeMultiBodySolver.h"
