@@ -34,8 +34,8 @@
 //   and 2.7e-4 after 20 exchanges: 2.28e3 to 2.33e3 times the offset squared
 //   at all three rates, while the pair's energy keeps to 1.1e-5 and 2.6e-6.
 // - So the solver locates each impact to the nearer step boundary
-//   (MultiBodyGroup.h): a point not yet touching whose gap the step's motion
-//   closes in its first half is an impact at the step's start. Bullet's
+//   (MultiBodyGroup.h): a reflecting point not yet touching whose gap the
+//   step's motion closes in its first half is an impact at the step's start. Bullet's
 //   sphere–sphere algorithm keeps no such point; the solver's closest-point
 //   query finds it. At 480 Hz the contact falls 0.07 of a step into its step,
 //   the hitter stops that far before it, and the loss over 20 exchanges is

@@ -25,9 +25,9 @@
 /// btMultiBodyConstraint, with no second restitution; impact contacts that
 /// separate are left out of it, those that stay get ERP 0, approaching
 /// speculative points are left out so bodies arrive and are reflected.
-/// Impacts are located to the nearer step boundary: a pair not yet touching
-/// whose gap this step's motion closes in the step's first half is
-/// reflected now (its gap from Bullet's speculative point, or from Bullet's
+/// Reflecting impacts (restitution > 0) are located to the nearer step
+/// boundary: a pair not yet touching whose gap this step's motion closes in
+/// the step's first half is reflected now (its gap from Bullet's speculative point, or from Bullet's
 /// closest-point query when its manifold is empty, as sphere–sphere's is),
 /// otherwise next step, after the overlap.
 ///

@@ -26,7 +26,9 @@
 // (distance d > 0) whose end-of-step approach u closes it in the first half
 // of the step (u dt > 2d) is therefore an impact seed now, under the same
 // Zeno rule as a touching one, so the error is at most half a step either
-// way. Such points are Bullet's speculative points (kept within the
+// way. Only if it reflects (restitution > 0): a plastic contact stays
+// closed, and resolved early it would hover at its gap without Bullet's
+// support and friction (the compass walker lost its gait that way). Such points are Bullet's speculative points (kept within the
 // manifold's breaking threshold by most algorithms) or, for a pair whose
 // manifold is empty (sphere–sphere keeps no point at a positive distance),
 // the closest points of Bullet's closest-point query within that same
