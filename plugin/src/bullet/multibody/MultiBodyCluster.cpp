@@ -203,10 +203,13 @@ std::size_t MultiBodyCluster::writeBack(const ImpactProblem& problem, const Impa
     }
     ++inCluster;
     const Scalar separation = group.approachMid(c);
-    if (separation + 0.5 * c.kick > c.restingSpeed)
+    if (c.queried) {
+      // in no manifold: Bullet's pass does not see it
+    } else if (separation + 0.5 * c.kick > c.restingSpeed) {
       resting.hide(*c.point);
-    else
+    } else {
       resting.keepOverlap(*c.point);  // supported by Bullet's pass, never pushed out through a velocity
+    }
     history.addImpactedPair(c.objectA, c.objectB);
     if (report)
       report->contacts.push_back(contactReport(c, r, problem.contact(c.contact).restitution, separation,

@@ -1,5 +1,9 @@
 #include "MultiBodyGroup.h"
 
+#include <BulletCollision/BroadphaseCollision/btCollisionAlgorithm.h>
+#include <BulletCollision/BroadphaseCollision/btDispatcher.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
+#include <BulletCollision/CollisionDispatch/btManifoldResult.h>
 #include <BulletDynamics/Featherstone/btMultiBodyLinkCollider.h>
 
 #include <algorithm>
@@ -81,6 +85,7 @@ void MultiBodyGroup::gatherBodies(btCollisionObject** objects, int count, Scalar
                                   const SolverSettings& settings, StepReport& report) {
   m_settings = &settings;
   m_report = &report;
+  m_dt = dt;
   blocks.clear();
   m_index.clear();
   m_now.clear();
@@ -230,10 +235,11 @@ bool MultiBodyGroup::brokenFixedBody(const btCollisionObject* object) {
 }
 
 void MultiBodyGroup::gatherContacts(btPersistentManifold** manifolds, int count, const SolverSettings& settings,
-                                    ContactHistory& history, MultiBodyRestingPass& resting) {
+                                    ContactHistory& history, MultiBodyRestingPass& resting, btDispatcher* dispatcher) {
   contacts.clear();
   speculative.clear();
   m_rows.clear();
+  m_gaps.clear();
   const auto block = [&](int b) -> const GroupBlock* { return b >= 0 ? &blocks[static_cast<std::size_t>(b)] : nullptr; };
   for (int k = 0; k < count; ++k) {
     btPersistentManifold* manifold = manifolds[k];
@@ -246,26 +252,104 @@ void MultiBodyGroup::gatherContacts(btPersistentManifold** manifolds, int count,
     resting.addManifold(manifold);
     if (a == -2 || b == -2 || (a < 0 && b < 0)) continue;
     if ((block(a) && !block(a)->usable) || (block(b) && !block(b)->usable)) continue;
-    for (int j = 0; j < manifold->getNumContacts(); ++j) {
-      btManifoldPoint& cp = manifold->getContactPoint(j);
-      GroupContact c;
-      c.point = &cp;
-      c.objectA = manifold->getBody0();
-      c.objectB = manifold->getBody1();
-      c.blockA = a;
-      c.blockB = b;
-      const btVector3 normal = cp.m_normalWorldOnB;
-      if (!(normal.length() > btScalar(0.5)) || !finite(normal)) continue;  // degenerate normal: Bullet's pass only
-      const std::size_t rows = m_rows.size();
-      if (!fillRow(c, true, normal.normalized()) || !fillRow(c, false, normal.normalized())) {
-        m_rows.resize(rows);
-        continue;
-      }
-      const std::uint64_t lo = std::min(worldIndex(c.objectA), worldIndex(c.objectB));
-      const std::uint64_t hi = std::max(worldIndex(c.objectA), worldIndex(c.objectB));
-      c.key = (lo << 36) ^ (hi << 8) ^ static_cast<std::uint64_t>(j);
-      classify(c, *manifold, settings, history, resting);
-    }
+    if (manifold->getNumContacts() == 0) m_gaps.push_back(manifold);
+    for (int j = 0; j < manifold->getNumContacts(); ++j)
+      addPoint(manifold->getContactPoint(j), *manifold, a, b, j, settings, history, resting, false);
+  }
+  if (dispatcher && !m_gaps.empty()) queryGaps(dispatcher, settings, history, resting);
+}
+
+void MultiBodyGroup::addPoint(btManifoldPoint& cp, const btPersistentManifold& manifold, int a, int b, int index,
+                              const SolverSettings& settings, ContactHistory& history, MultiBodyRestingPass& resting,
+                              bool queried) {
+  GroupContact c;
+  c.point = &cp;
+  c.queried = queried;
+  c.objectA = manifold.getBody0();
+  c.objectB = manifold.getBody1();
+  c.blockA = a;
+  c.blockB = b;
+  const btVector3 normal = cp.m_normalWorldOnB;
+  if (!(normal.length() > btScalar(0.5)) || !finite(normal)) return;  // degenerate normal: Bullet's pass only
+  const std::size_t rows = m_rows.size();
+  if (!fillRow(c, true, normal.normalized()) || !fillRow(c, false, normal.normalized())) {
+    m_rows.resize(rows);
+    return;
+  }
+  const std::uint64_t lo = std::min(worldIndex(c.objectA), worldIndex(c.objectB));
+  const std::uint64_t hi = std::max(worldIndex(c.objectA), worldIndex(c.objectB));
+  c.key = (lo << 36) ^ (hi << 8) ^ static_cast<std::uint64_t>(index);
+  classify(c, manifold, settings, history, resting);
+}
+
+bool MultiBodyGroup::imminent(const GroupContact& c) const {
+  // A plastic contact stays closed after its impact, and Bullet's pass must
+  // carry it from then on (support, friction): resolved early it would
+  // hover at its gap with no normal velocity, frictionless until the kick
+  // closes the gap. It waits for the touch; only a contact that reflects
+  // is located to the nearer step boundary.
+  if (!(c.point->m_combinedRestitution > 0)) return false;
+  // J v_mid + b + ½ J Δv is the end-of-step approach (v_mid + ½Δv for both kinds of block).
+  const Scalar closing = -(c.approachMid + 0.5 * c.kick);
+  return closing * m_dt > 2 * Scalar(c.point->getDistance());
+}
+
+namespace {
+
+/// The closest points of one pair, as Bullet's closest-point algorithms report them.
+class ClosestPoint : public btManifoldResult {
+ public:
+  ClosestPoint(const btCollisionObjectWrapper* a, const btCollisionObjectWrapper* b) : btManifoldResult(a, b) {}
+
+  void addContactPoint(const btVector3& normalOnB, const btVector3& pointOnB, btScalar depth) override {
+    if (found && !(depth < point.m_distance1)) return;
+    // The normal is on the algorithm's manifold's second body, which may be
+    // either wrapper (swapped algorithms): turn it to the pair's own order.
+    const bool swapped = m_manifoldPtr && m_manifoldPtr->getBody0() != m_body0Wrap->getCollisionObject();
+    const btVector3 normal = swapped ? -normalOnB : normalOnB;
+    const btVector3 onB = swapped ? pointOnB + normalOnB * depth : pointOnB;
+    point = btManifoldPoint(btVector3(0, 0, 0), btVector3(0, 0, 0), normal, depth);
+    point.m_positionWorldOnB = onB;
+    point.m_positionWorldOnA = onB + normal * depth;
+    found = true;
+  }
+
+  btManifoldPoint point;
+  bool found = false;
+};
+
+}  // namespace
+
+// Some of Bullet's algorithms (sphere–sphere among them) keep no point at a
+// positive distance, so a pair about to touch has an empty manifold. Bullet's
+// closest-point query (as btCollisionWorld::contactPairTest runs it) finds
+// the gap within the manifold's breaking threshold, the distance at which
+// the other algorithms keep speculative points.
+void MultiBodyGroup::queryGaps(btDispatcher* dispatcher, const SolverSettings& settings, ContactHistory& history,
+                               MultiBodyRestingPass& resting) {
+  m_queried.clear();
+  m_queried.reserve(m_gaps.size());  // no reallocation below: contacts point into it
+  const btDispatcherInfo info;
+  for (const btPersistentManifold* manifold : m_gaps) {
+    const btCollisionObject* a = manifold->getBody0();
+    const btCollisionObject* b = manifold->getBody1();
+    const btCollisionObjectWrapper wrapA(nullptr, a->getCollisionShape(), a, a->getWorldTransform(), -1, -1);
+    const btCollisionObjectWrapper wrapB(nullptr, b->getCollisionShape(), b, b->getWorldTransform(), -1, -1);
+    btCollisionAlgorithm* algorithm = dispatcher->findAlgorithm(&wrapA, &wrapB, nullptr, BT_CLOSEST_POINT_ALGORITHMS);
+    if (!algorithm) continue;
+    ClosestPoint closest(&wrapA, &wrapB);
+    const btScalar threshold = manifold->getContactBreakingThreshold();
+    closest.m_closestPointDistanceThreshold = threshold;
+    algorithm->processCollision(&wrapA, &wrapB, info, &closest);
+    algorithm->~btCollisionAlgorithm();
+    dispatcher->freeCollisionAlgorithm(algorithm);
+    // Touching or overlapping with no manifold point is Bullet's pass's next step.
+    if (!closest.found || !(closest.point.getDistance() > settings.touchingDistance) ||
+        !(closest.point.getDistance() <= threshold))
+      continue;
+    closest.point.m_combinedRestitution = gCalculateCombinedRestitutionCallback(a, b);
+    m_queried.push_back(closest.point);
+    addPoint(m_queried.back(), *manifold, blockOf(a), blockOf(b), 0, settings, history, resting, true);
   }
 }
 
@@ -295,8 +379,18 @@ void MultiBodyGroup::classify(GroupContact& c, const btPersistentManifold& manif
   const bool approaching = c.approachMid < -c.restingSpeed;
   const bool persistent = cp.m_appliedImpulse > 0 || (manifold.getNumContacts() == 1 && history.touchingLastPass(&manifold));
   if (!(cp.getDistance() <= settings.touchingDistance)) {
+    // Not yet touching. Bullet moves the bodies with their end-of-step
+    // velocities; if that closes the gap in the first half of the step, the
+    // impact is resolved now, a fraction s < ½ of a step early, rather than
+    // after the overlap next step, 1 − s > ½ of a step late (event location
+    // to the nearer step boundary; the issue-13 pendulums' drift goes with
+    // the square of that error).
     c.persistent = persistent;
-    speculative.push_back(c);
+    c.seed = approaching && !persistent && kicksKnown && imminent(c);
+    if (c.seed)
+      contacts.push_back(c);
+    else if (!c.queried)  // Bullet's pass never sees a queried point: nothing to hide
+      speculative.push_back(c);
     return;
   }
   // Without a known kick the mid-step velocity is unknown: such a contact is

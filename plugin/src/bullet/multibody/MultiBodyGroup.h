@@ -17,7 +17,24 @@
 // A contact row is Bullet's own Jacobian: fillContactJacobianMultiDof for a
 // link, n·(v + ω×r) for a rigid body, so J v + b is the relative normal
 // velocity (b: a static or kinematic partner's motion).
+//
+// Event location to the nearer step boundary. Bullet moves the bodies after
+// the solver with their end-of-step velocities, so an impact found only once
+// the bodies overlap is resolved a fraction 1 − s of a step past the
+// contact, s being where in the previous step the contact fell; resolved at
+// that previous step's start it would be s early. A point not yet touching
+// (distance d > 0) whose end-of-step approach u closes it in the first half
+// of the step (u dt > 2d) is therefore an impact seed now, under the same
+// Zeno rule as a touching one, so the error is at most half a step either
+// way. Only if it reflects (restitution > 0): a plastic contact stays
+// closed, and resolved early it would hover at its gap without Bullet's
+// support and friction (the compass walker lost its gait that way). Such points are Bullet's speculative points (kept within the
+// manifold's breaking threshold by most algorithms) or, for a pair whose
+// manifold is empty (sphere–sphere keeps no point at a positive distance),
+// the closest points of Bullet's closest-point query within that same
+// threshold. A queried point is in no manifold: Bullet's pass never sees it.
 
+#include <BulletCollision/BroadphaseCollision/btDispatcher.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <BulletDynamics/Featherstone/btMultiBody.h>
@@ -66,6 +83,7 @@ struct GroupContact {
   Scalar approachMid = 0;   ///< J v_mid + b
   bool seed = false;        ///< an impact by itself
   bool persistent = false;  ///< carried resting load (speculative points: judged after the impacts)
+  bool queried = false;     ///< our own closest-point query, in no Bullet manifold (Bullet's pass never sees it)
   std::uint64_t key = 0;    ///< canonical tie-break key
   int contact = -1;         ///< index in the current impact problem
 };
@@ -78,7 +96,7 @@ class MultiBodyGroup {
                     const SolverSettings& settings, StepReport& report);
   /// Rows and Zeno classification of every manifold point; lists what Bullet's pass may see.
   void gatherContacts(btPersistentManifold** manifolds, int count, const SolverSettings& settings,
-                      ContactHistory& history, MultiBodyRestingPass& resting);
+                      ContactHistory& history, MultiBodyRestingPass& resting, btDispatcher* dispatcher);
   /// Block of a collision object: ≥ 0, −1 static or kinematic, −2 outside this group.
   [[nodiscard]] int blockOf(const btCollisionObject* object) const;
   /// Block of a multibody, −2 if not in this group.
@@ -92,13 +110,18 @@ class MultiBodyGroup {
   [[nodiscard]] Scalar approachMid(const GroupContact& c) const;
 
   std::vector<GroupBlock> blocks;
-  std::vector<GroupContact> contacts;     ///< touching points between usable blocks
+  std::vector<GroupContact> contacts;     ///< touching points between usable blocks, and imminent ones (seeds)
   std::vector<GroupContact> speculative;  ///< not yet touching: judged after the impacts
 
  private:
   bool addMultiBody(btMultiBody* body, const KickMemory& kicks, const SolverSettings& settings, StepReport& report);
   void addRigidBody(btRigidBody* body, Scalar dt, const SolverSettings& settings, StepReport& report);
   bool fillRow(GroupContact& c, bool sideA, const btVector3& normal);
+  void addPoint(btManifoldPoint& cp, const btPersistentManifold& manifold, int a, int b, int index,
+                const SolverSettings& settings, ContactHistory& history, MultiBodyRestingPass& resting, bool queried);
+  void queryGaps(btDispatcher* dispatcher, const SolverSettings& settings, ContactHistory& history,
+                 MultiBodyRestingPass& resting);
+  [[nodiscard]] bool imminent(const GroupContact& c) const;
   [[nodiscard]] Vector3 pointKick(int block, const btCollisionObject* object, const btVector3& point);
   void classify(GroupContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, MultiBodyRestingPass& resting);
@@ -108,6 +131,9 @@ class MultiBodyGroup {
 
   const SolverSettings* m_settings = nullptr;  // of the pass being gathered (gatherBodies)
   StepReport* m_report = nullptr;
+  Scalar m_dt = 0;  // the step being solved
+  std::vector<const btPersistentManifold*> m_gaps;  // manifolds with no point: their gap is queried
+  std::vector<btManifoldPoint> m_queried;  // the queried points (reserved: GroupContact points into it)
   std::vector<std::pair<const void*, int>> m_index;  // multibody or rigid body → block, sorted
   std::vector<Scalar> m_now, m_mid, m_kick;
   std::vector<Scalar> m_rows;

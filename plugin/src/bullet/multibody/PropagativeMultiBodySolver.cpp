@@ -1,6 +1,7 @@
 // One solveMultiBodyGroup is a sequence of stages (see each stage's header):
 //   gather bodies (kick from KickMemory) → gather contacts (Bullet's
-//   Jacobians, Zeno classification) → components → per seeded component:
+//   Jacobians, Zeno classification, imminent points: MultiBodyGroup.h) →
+//   components → per seeded component:
 //   cluster problem → core resolve → write-back → speculative points →
 //   Bullet's multibody pass (one scope object) → contact history and kicks.
 #include "propimpact/bullet/PropagativeMultiBodySolver.h"
@@ -98,7 +99,7 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
   im.clusterContacts = 0;
   MultiBodyGroup& group = im.group;
   group.gatherBodies(bodies, numBodies, info.m_timeStep, im.kicks, m_settings, m_report);
-  group.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting);
+  group.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting, dispatcher);
   if (im.cluster.components(group, constraints, numConstraints)) {
     ResolveOptions& opt = im.options;
     opt.ordering = m_settings.ordering;
