@@ -114,17 +114,19 @@ TEST(IterativePlastic, ColumnOfBoxesStopsInFewIterations) {
 }
 
 // The rows of InfeasibleProblemStopsFiniteWithoutConverging: 22 opposing
-// pairs on one rigid body whose biases sum to −squeeze per pair (a gap when
-// squeeze < 0).
-ImpactProblem opposingPairs(std::mt19937_64& random, Scalar squeezeSign) {
+// pairs on one rigid body. Squeezed, each pair's biases sum to a negative
+// number (no outcome, see there); otherwise every bias is positive, so v = 0
+// separates every row and a plastic outcome exists.
+ImpactProblem opposingPairs(std::mt19937_64& random, bool squeezed) {
   ImpactProblem problem;
   problem.addRigidBody(randomBody(random));
   for (int pair = 0; pair < 22; ++pair) {
     const Vector3 normal = test::randomUnit3(random), offset = test::randomVector(random, 3, 0.5);
-    const Scalar squeeze = squeezeSign * uniform(random, 0.1, 2);
-    const Scalar split = uniform(random, -1, 1);
-    problem.addRigidContact(0, kNoBlock, normal, offset, Vector3::Zero(), 0, split - squeeze / 2);
-    problem.addRigidContact(0, kNoBlock, -normal, offset, Vector3::Zero(), 0, -split - squeeze / 2);
+    const Scalar squeeze = uniform(random, 0.1, 2), split = uniform(random, -1, 1);
+    const Scalar biasA = squeezed ? split - squeeze / 2 : uniform(random, 0.1, 2);
+    const Scalar biasB = squeezed ? -split - squeeze / 2 : uniform(random, 0.1, 2);
+    problem.addRigidContact(0, kNoBlock, normal, offset, Vector3::Zero(), 0, biasA);
+    problem.addRigidContact(0, kNoBlock, -normal, offset, Vector3::Zero(), 0, biasB);
   }
   return problem;
 }
@@ -171,15 +173,15 @@ TEST(IterativePlastic, InfeasibleProblemStopsFiniteWithoutConverging) {
   constexpr std::int64_t kCap = 100000;
   const Scalar tolerance = ResolveOptions().plasticIterativeTolerance;
   for (int trial = 0; trial < 20; ++trial) {
-    const DirectSolve s = solveDirectly(opposingPairs(random, 1), kCap);
+    const DirectSolve s = solveDirectly(opposingPairs(random, true), kCap);
     EXPECT_FALSE(s.converged) << "trial " << trial;
     EXPECT_LT(s.iterations, kCap) << "trial " << trial;
     for (const Scalar x : s.velocity) ASSERT_TRUE(std::isfinite(x)) << "trial " << trial;
     for (const Scalar x : s.compact) ASSERT_TRUE(std::isfinite(x) && x >= 0) << "trial " << trial;
     // Some pair is left approaching: the state is not a plastic outcome.
     EXPECT_GT(s.violation, tolerance) << "trial " << trial;
-    // Pairs of the same kind with a gap in each have an outcome, and the solver says it reached it.
-    const DirectSolve gap = solveDirectly(opposingPairs(random, -1), kCap);
+    // Pairs with an outcome: the solver reaches it and says so.
+    const DirectSolve gap = solveDirectly(opposingPairs(random, false), kCap);
     EXPECT_TRUE(gap.converged) << "trial " << trial;
     EXPECT_LE(gap.violation, tolerance) << "trial " << trial;
   }

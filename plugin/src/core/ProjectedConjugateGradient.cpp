@@ -176,6 +176,11 @@ std::int64_t ProjectedConjugateGradient::solve(const StageContext& c, Scalar* ou
         feasibleStep = m_mu[a] / m_direction[a];
         blocking = a;
       }
+    // A flat direction no bound blocks is unbounded descent: both steps are
+    // infinite, and taking one made the velocity inf − inf = NaN (a unit test
+    // of opposing rows squeezed by their biases; PlasticStage then discarded
+    // the outcome as non-finite).
+    if (blocking == m && !(conjugateStep < kInfinity)) break;
     if (conjugateStep <= feasibleStep) {
       moveAlong(c, conjugateStep, m_direction, out);
       m_previous.swap(m_direction);
