@@ -5,9 +5,12 @@
 // per sweep.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 
+#include "../../plugin/src/core/ProjectedConjugateGradient.h"
 #include "TestSupport.h"
 #include "propimpact/core/ImpactResolver.h"
 
@@ -108,6 +111,80 @@ TEST(IterativePlastic, ColumnOfBoxesStopsInFewIterations) {
   Scalar ground = 0;
   for (int i = 0; i < 4; ++i) ground += result.impulses[i];
   EXPECT_NEAR(ground, kBoxes * 1.0, 1e-7);
+}
+
+// The rows of InfeasibleProblemStopsFiniteWithoutConverging: 22 opposing
+// pairs on one rigid body. Squeezed, each pair's biases sum to a negative
+// number (no outcome, see there); otherwise every bias is positive, so v = 0
+// separates every row and a plastic outcome exists.
+ImpactProblem opposingPairs(std::mt19937_64& random, bool squeezed) {
+  ImpactProblem problem;
+  problem.addRigidBody(randomBody(random));
+  for (int pair = 0; pair < 22; ++pair) {
+    const Vector3 normal = test::randomUnit3(random), offset = test::randomVector(random, 3, 0.5);
+    const Scalar squeeze = uniform(random, 0.1, 2), split = uniform(random, -1, 1);
+    const Scalar biasA = squeezed ? split - squeeze / 2 : uniform(random, 0.1, 2);
+    const Scalar biasB = squeezed ? -split - squeeze / 2 : uniform(random, 0.1, 2);
+    problem.addRigidContact(0, kNoBlock, normal, offset, Vector3::Zero(), 0, biasA);
+    problem.addRigidContact(0, kNoBlock, -normal, offset, Vector3::Zero(), 0, biasB);
+  }
+  return problem;
+}
+
+struct DirectSolve {
+  bool converged = false;
+  std::int64_t iterations = 0;
+  std::vector<Scalar> velocity, compact;
+  Scalar violation = 0;  // largest unit-normal approach left
+};
+
+// The MPRGP alone on every row of \p problem, from λ = 0, at scale 1.
+DirectSolve solveDirectly(const ImpactProblem& problem, std::int64_t cap) {
+  detail::SolverBodies bodies;
+  bodies.build(problem);
+  detail::ContactRows rows;
+  rows.build(bodies);
+  rows.buildAdjacency();
+  EXPECT_EQ(rows.active().size(), static_cast<std::size_t>(problem.contactCount()));
+  const ResolveOptions options = plasticOptions(1);
+  const detail::StageContext context{bodies, rows, options, options.feasibilityTolerance, 1};
+  DirectSolve s;
+  s.velocity.resize(static_cast<std::size_t>(bodies.dofs()));
+  const VectorX v0 = problem.velocity();
+  bodies.gather(v0.data(), s.velocity.data());
+  s.compact.assign(rows.active().size(), 0);
+  detail::ProjectedConjugateGradient solver;
+  s.iterations = solver.solve(context, s.velocity.data(), s.compact, cap);
+  s.converged = solver.converged();
+  s.violation = rows.largestViolation(s.velocity.data());
+  return s;
+}
+
+// The MPRGP handed a problem without a plastic outcome (the fuzz finding
+// mprgp-diverged-on-an-infeasible-43-contact-6-dof-problem, in the small): one
+// rigid body, 6 dofs, 44 rows in 22 exactly opposing pairs (J and −J at the
+// same point), whose biases sum to a squeeze in every pair, so y = (1, 1) on
+// a pair has Jᵀy = 0 and yᵀ(Jv + b) < 0: by Farkas no λ ≥ 0 makes every row
+// non-negative. The iteration used to follow the flat direction with steps of
+// 1e300 until the velocity overflowed; it must stop with a finite state and
+// say that it did not converge, well before its cap.
+TEST(IterativePlastic, InfeasibleProblemStopsFiniteWithoutConverging) {
+  std::mt19937_64 random(4343);
+  constexpr std::int64_t kCap = 100000;
+  const Scalar tolerance = ResolveOptions().plasticIterativeTolerance;
+  for (int trial = 0; trial < 20; ++trial) {
+    const DirectSolve s = solveDirectly(opposingPairs(random, true), kCap);
+    EXPECT_FALSE(s.converged) << "trial " << trial;
+    EXPECT_LT(s.iterations, kCap) << "trial " << trial;
+    for (const Scalar x : s.velocity) ASSERT_TRUE(std::isfinite(x)) << "trial " << trial;
+    for (const Scalar x : s.compact) ASSERT_TRUE(std::isfinite(x) && x >= 0) << "trial " << trial;
+    // Some pair is left approaching: the state is not a plastic outcome.
+    EXPECT_GT(s.violation, tolerance) << "trial " << trial;
+    // Pairs with an outcome: the solver reaches it and says so.
+    const DirectSolve gap = solveDirectly(opposingPairs(random, false), kCap);
+    EXPECT_TRUE(gap.converged) << "trial " << trial;
+    EXPECT_LE(gap.violation, tolerance) << "trial " << trial;
+  }
 }
 
 }  // namespace

@@ -155,8 +155,24 @@ void ContactRows::buildAdjacency() {
 
 // Compare M⁻¹Jᵀ, not J: rows that differ only along locked axes (a planar
 // body's out-of-plane lever) act identically on admissible motion.
+//
+// Two tests. The Euclidean one on w = M⁻¹Jᵀ bounds what the merged row's
+// impulse, applied along its representative's w, misplaces (the fuzz check
+// allows that). It does not bound how far the merged row's speed drifts from
+// its representative's: for any velocity change Δv, |(Jᵢ − Jⱼ)Δv| ≤
+// δ ‖Δv‖_M with δ² = (Jᵢ − Jⱼ) M⁻¹ (Jᵢ − Jⱼ)ᵀ, and a large eigenvalue of M
+// makes δ large where w barely differs (finding
+// capped-16dof-merged-near-duplicate-left-beyond-the-residual: κ(M) ≈ 1e13,
+// J differing by 0.3 %, w by 1e-9, the merged row left 4.0e-8 per unit normal
+// beyond its representative). So δ ≤ tolerance·√d is required as well: then
+// the merged row's unit-normal speed stays within tolerance·‖Δv‖_M of its
+// representative's, at most 2·tolerance·scale for an outcome with no more
+// energy than the start, far inside the check's 1e-8·scale. δ² is taken as
+// (Jᵢ − Jⱼ)·(wᵢ − wⱼ), whose differences are exact when the rows nearly agree,
+// not as dᵢ + dⱼ − 2Jᵢwⱼ, which cancels; exact duplicates give 0.
 bool ContactRows::sameDirection(const Row& row, const Row& other, Scalar tolerance) const {
   if (other.termCount != row.termCount) return false;
+  Scalar metricGap = 0;  // δ²
   for (int t = 0; t < row.termCount; ++t) {
     int u = -1;
     for (int k = 0; k < other.termCount; ++k)
@@ -166,8 +182,11 @@ bool ContactRows::sameDirection(const Row& row, const Row& other, Scalar toleran
     Eigen::Map<const VectorX> wi(m_w.data() + row.terms[t].offset, size);
     Eigen::Map<const VectorX> wj(m_w.data() + other.terms[u].offset, size);
     if (!((wi - wj).norm() <= tolerance * std::max(wi.norm(), wj.norm()))) return false;
+    Eigen::Map<const VectorX> ji(m_coefficientBase + row.terms[t].offset, size);
+    Eigen::Map<const VectorX> jj(m_coefficientBase + other.terms[u].offset, size);
+    metricGap += (ji - jj).dot(wi - wj);
   }
-  return true;
+  return metricGap <= tolerance * tolerance * std::max(row.d, other.d);
 }
 
 int ContactRows::mergeDuplicates(const Scalar* v0, Scalar speedScale, Scalar tolerance) {

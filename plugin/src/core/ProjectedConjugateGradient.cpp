@@ -133,6 +133,7 @@ std::int64_t ProjectedConjugateGradient::solve(const StageContext& c, Scalar* ou
   freeGradient(m_direction);
   std::int64_t iteration = 0;
   Scalar firstWorst = 0;
+  m_converged = false;
   for (; iteration < iterationCap; ++iteration) {
     if (iteration > 0 && iteration % kGradientRefresh == 0) readGradient(c, out);
     Scalar worst = 0, chopped = 0, reducedFree = 0;
@@ -144,7 +145,10 @@ std::int64_t ProjectedConjugateGradient::solve(const StageContext& c, Scalar* ou
       chopped += m_chopped[a] * m_chopped[a];
       if (free) reducedFree += std::min(m_mu[a] / alphaBar, g) * g;
     }
-    if (worst <= tolerance) break;
+    if (worst <= tolerance) {
+      m_converged = true;
+      break;
+    }
     if (iteration == 0) firstWorst = worst;
     // Diverging: the problem has no plastic outcome (a prescribed motion
     // squeezes the bodies) and μ runs off along the unbounded direction. Stop
@@ -172,6 +176,11 @@ std::int64_t ProjectedConjugateGradient::solve(const StageContext& c, Scalar* ou
         feasibleStep = m_mu[a] / m_direction[a];
         blocking = a;
       }
+    // A flat direction no bound blocks is unbounded descent: both steps are
+    // infinite, and taking one made the velocity inf − inf = NaN (a unit test
+    // of opposing rows squeezed by their biases; PlasticStage then discarded
+    // the outcome as non-finite).
+    if (blocking == m && !(conjugateStep < kInfinity)) break;
     if (conjugateStep <= feasibleStep) {
       moveAlong(c, conjugateStep, m_direction, out);
       m_previous.swap(m_direction);

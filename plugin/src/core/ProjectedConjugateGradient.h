@@ -49,6 +49,11 @@ class ProjectedConjugateGradient {
   /// unit-normal speed, is within plasticIterativeTolerance × scale, or after
   /// \p iterationCap iterations. Returns the iterations run.
   std::int64_t solve(const StageContext& c, Scalar* velocity, std::vector<Scalar>& compact, std::int64_t iterationCap);
+  /// Whether the last solve() stopped because every projected gradient was
+  /// within the tolerance; false after the cap, a divergence or a direction
+  /// without curvature (no plastic outcome), whose state is finite but not
+  /// the plastic outcome.
+  [[nodiscard]] bool converged() const { return m_converged; }
 
  private:
   void collectGroups(const StageContext& c);
@@ -63,6 +68,7 @@ class ProjectedConjugateGradient {
   std::vector<Scalar> m_moved;  // W D^-½ times the last direction multiplied (internal velocity)
   std::vector<int> m_groupRows;
   std::vector<int> m_touchedGroups;
+  bool m_converged = false;
 };
 
 }  // namespace propimpact::detail
