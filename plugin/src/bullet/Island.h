@@ -60,6 +60,10 @@ class Island {
   /// Classifies every manifold point (SPEC §7) and lists the manifolds Bullet's pass may see.
   void gatherContacts(btPersistentManifold** manifolds, int count, const SolverSettings& settings,
                       ContactHistory& history, RestingPass& resting);
+  /// Makes seeds of the speculative points that this round's impacts drive
+  /// together and that the rest of the step would close; clears the old seeds.
+  /// Returns whether there is any.
+  bool promoteClosingSpeculative();
   /// Island index of a dynamic body, −1 for static or kinematic, −2 for a body outside this island.
   [[nodiscard]] int dynamicIndex(const btCollisionObject* object) const;
   /// Clears the companion ids set by gatherBodies.
@@ -72,6 +76,9 @@ class Island {
  private:
   void classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, RestingPass& resting);
+  /// Our own speculative point for an empty manifold of two spheres or a sphere and a box.
+  void addAheadPoint(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
+                     ContactHistory& history, RestingPass& resting);
   [[nodiscard]] Vector3 kickAt(int body, const Vector3& offset) const;
   /// Names \p body in the report's rejected list (once), if the report is kept.
   void reject(const btCollisionObject* body, const char* reason);
@@ -80,6 +87,8 @@ class Island {
 
   btCollisionObject** m_objects = nullptr;
   int m_count = 0;
+  std::vector<btManifoldPoint> m_ahead;  // addAheadPoint's points, alive until the next gather
+  Scalar m_dt = 0;  // this step's, for whether a speculative point closes within it
   StepReport* m_report = nullptr;  // while gathering, when SolverSettings::keepReport
 };
 
