@@ -176,12 +176,13 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
   }
 }
 
-// Bullet reports no point for two spheres apart, and for a sphere and a box
-// only within the contact breaking threshold (2 cm), while at 60 Hz a body
+// Bullet reports no point for two spheres apart (nor, through round-off, for
+// two exactly touching: a cradle's chain would break), and for a sphere and a
+// box only within the contact breaking threshold (2 cm), while at 60 Hz a body
 // moves v·dt (15 cm in a pile) in a step: it would arrive that deep and be
 // reflected from there. A broadphase pair's manifold exists, empty, as soon as
-// the swept bounds meet; for those shapes our own closest points give a
-// speculative point, which classify reflects now if the step would close it.
+// the swept bounds meet; for those shapes our own closest points give a point,
+// touching or speculative, which classify reflects now if the step would close it.
 // The point is ours (never in Bullet's manifold or pass); its restitution and
 // friction are combined as Bullet combines them for a new point.
 void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
@@ -189,7 +190,7 @@ void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, c
   const btCollisionObject* objectA = manifold.getBody0();
   const btCollisionObject* objectB = manifold.getBody1();
   std::optional<btManifoldPoint> found = closestPoints(*objectA, *objectB);
-  if (!found || !(found->getDistance() > settings.touchingDistance) || m_ahead.size() == m_ahead.capacity()) return;
+  if (!found || m_ahead.size() == m_ahead.capacity()) return;
   found->m_combinedRestitution = gCalculateCombinedRestitutionCallback(objectA, objectB);
   found->m_combinedFriction = gCalculateCombinedFrictionCallback(objectA, objectB);
   m_ahead.push_back(*found);

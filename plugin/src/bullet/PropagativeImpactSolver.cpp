@@ -28,7 +28,7 @@ namespace propimpact {
 namespace {
 // Rounds of impacts per pass: each may reflect speculative points the previous
 // drove shut; what is left after the last arrives and is reflected next step.
-constexpr int kImpactRounds = 4;
+constexpr int kImpactRounds = 16;
 }  // namespace
 
 using bullet_detail::ClusterFriction;
