@@ -191,6 +191,12 @@ void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, c
   const btCollisionObject* objectB = manifold.getBody1();
   std::optional<btManifoldPoint> found = closestPoints(*objectA, *objectB);
   if (!found || m_ahead.size() == m_ahead.capacity()) return;
+  // Spheres that do not touch within the step keep today's closest points and
+  // stay speculative: an impact of this pass may still send them together.
+  const bool missesThisStep = found->getDistance() > settings.touchingDistance &&
+                              objectA->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE &&
+                              objectB->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE &&
+                              !aimAtTouch(*found, *objectA, *objectB, a, b);
   found->m_combinedRestitution = gCalculateCombinedRestitutionCallback(objectA, objectB);
   found->m_combinedFriction = gCalculateCombinedFrictionCallback(objectA, objectB);
   m_ahead.push_back(*found);
@@ -207,6 +213,11 @@ void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, c
   const std::uint64_t hi = std::max(worldIndex(objectA), worldIndex(objectB));
   c.key = (lo << 36) ^ (hi << 8);
   classify(c, manifold, settings, history, resting);
+  if (missesThisStep && !contacts.empty() && contacts.back().point == c.point) {
+    speculative.push_back(contacts.back());
+    speculative.back().seed = false;
+    contacts.pop_back();
+  }
 }
 
 // After a round of impacts a body may be sent towards a speculative point
@@ -234,6 +245,40 @@ bool Island::promoteClosingSpeculative() {
   }
   speculative.resize(kept);
   return any;
+}
+
+// Two spheres apart: where this step's motion (velocity plus the step's kick,
+// as Bullet integrates positions) first brings them into touch. The point
+// takes the normal at touch, so the reflection now is the one at touch (for
+// an oblique approach today's line of centres differs from it), and a
+// distance that classify's closing test reads as "closes within dt" exactly
+// when touch comes within the step. False when the spheres do not touch in it.
+bool Island::aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, const btCollisionObject& b, int bodyA,
+                        int bodyB) const {
+  const auto motion = [&](const btCollisionObject& object, int body) -> btVector3 {
+    const btRigidBody* rb = btRigidBody::upcast(&object);
+    btVector3 v = rb ? rb->getLinearVelocity() : btVector3(0, 0, 0);
+    if (body >= 0) v += toBullet(bodies[static_cast<std::size_t>(body)].kickLinear);
+    return v;
+  };
+  const btScalar radiusA = static_cast<const btSphereShape*>(a.getCollisionShape())->getRadius();
+  const btScalar radiusB = static_cast<const btSphereShape*>(b.getCollisionShape())->getRadius();
+  const btVector3 between = a.getWorldTransform().getOrigin() - b.getWorldTransform().getOrigin();
+  const btVector3 relative = motion(a, bodyA) - motion(b, bodyB);
+  // |between + relative·t| = radiusA + radiusB, smallest root.
+  const btScalar qa = relative.length2();
+  const btScalar qb = 2 * between.dot(relative);
+  const btScalar qc = between.length2() - (radiusA + radiusB) * (radiusA + radiusB);
+  const btScalar discriminant = qb * qb - 4 * qa * qc;
+  if (!(qa > 0) || !(qb < 0) || discriminant < 0) return false;
+  const btScalar t = (-qb - std::sqrt(discriminant)) / (2 * qa);
+  if (!(t >= 0 && t <= btScalar(m_dt))) return false;
+  const btVector3 n = (between + relative * t).normalized();
+  point.m_normalWorldOnB = n;
+  point.m_positionWorldOnA = a.getWorldTransform().getOrigin() - n * radiusA;
+  point.m_positionWorldOnB = b.getWorldTransform().getOrigin() + n * radiusB;
+  point.m_distance1 = -n.dot(relative) * t;
+  return true;
 }
 
 // The Zeno rule (SPEC §7): an impact when the mid-step approach exceeds what

@@ -79,6 +79,8 @@ class Island {
   /// Our own speculative point for an empty manifold of two spheres or a sphere and a box.
   void addAheadPoint(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
                      ContactHistory& history, RestingPass& resting);
+  /// Re-aims an apart sphere pair's point at the touch within this step; false if there is none.
+  bool aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, const btCollisionObject& b, int bodyA, int bodyB) const;
   [[nodiscard]] Vector3 kickAt(int body, const Vector3& offset) const;
   /// Names \p body in the report's rejected list (once), if the report is kept.
   void reject(const btCollisionObject* body, const char* reason);
