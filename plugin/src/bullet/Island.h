@@ -1,7 +1,9 @@
 #pragma once
 // Stage "gather": each btRigidBody and each touching btManifoldPoint of an
 // island read once into compact arrays (indices, not pointers, in what the
-// later stages loop over), with the Zeno classification of SPEC §7. Bad
+// later stages loop over), with the Zeno classification of SPEC §7. Empty
+// manifolds of sphere–sphere and sphere–box pairs get points of our own, so
+// that a contact this step would close is reflected before it overlaps. Bad
 // bodies are flagged and reported, never thrown; a static or kinematic body
 // with a non-finite position or velocity is reported and its manifolds are
 // kept out of both passes, as a bad dynamic body's are.
