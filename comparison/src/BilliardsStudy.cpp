@@ -102,21 +102,30 @@ VectorX simulate(const BilliardsCell& cell, const BilliardsOptions& options, boo
   const scenes::SceneBodies built = scenes::build(world, scene);
   const double energy0 = world.kineticEnergy();
   const btRigidBody& cue = *built.bodies[2];
+  // Our solver reflects a pair within touchingDistance at today's geometry (it
+  // counts as touching); one further apart at the geometry of touch. Stock
+  // solvers only ever resolve overlaps.
+  auto* ours = dynamic_cast<PropagativeImpactSolver*>(&world.solver());
+  const double touching = ours != nullptr ? ours->settings().touchingDistance : 0.0;
+  const auto gap = [&](const btRigidBody& other, double radius) {
+    return double((other.getCenterOfMassPosition() - cue.getCenterOfMassPosition()).length()) - radius - scene.rc;
+  };
   resolvedOffset = std::nan("");
   for (int k = 0; k < built.firstContactStep + options.settleSteps; ++k) {
-    // The cue's x at the start of the step (0 = touching a and b): free flight until the impact.
+    // The cue's x (0 = touching a and b) and its gaps at the start of the step:
+    // free flight until the impact.
     const double x = double(cue.getCenterOfMassPosition().x());
+    const double nearest = std::min(gap(*built.bodies[0], scene.ra), gap(*built.bodies[1], scene.rb));
     world.step(scene.dt);
     // The impact step is the first that moves a or b: at rest with no gravity
     // they keep exactly zero velocity until an impulse acts, so a rounding-level
-    // test suffices (the cue's own change can be second order, at θ = π). A pair already
-    // overlapping then (stock Bullet) is resolved on that overlap's geometry;
-    // a pair still apart can be resolved no earlier than at touch, where the
-    // solver that reflects before overlap takes its normal (time of impact),
-    // so the offset is clamped to 0 there.
+    // test suffices (the cue's own change can be second order, at θ = π). A
+    // pair overlapping or touching then is resolved on that geometry; one still
+    // apart no earlier than at touch, where the solver that reflects before
+    // overlap takes its normal (time of impact): the offset is 0 there.
     if (std::isnan(resolvedOffset) && (!built.bodies[0]->getLinearVelocity().fuzzyZero() ||
                                        !built.bodies[1]->getLinearVelocity().fuzzyZero()))
-      resolvedOffset = std::max(x, 0.0);
+      resolvedOffset = nearest <= touching ? x : std::max(x, 0.0);
   }
   energyRatio = world.kineticEnergy() / energy0;
   VectorX v(6);
