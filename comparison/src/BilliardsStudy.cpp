@@ -111,20 +111,22 @@ VectorX simulate(const BilliardsCell& cell, const BilliardsOptions& options, boo
     return double((other.getCenterOfMassPosition() - cue.getCenterOfMassPosition()).length()) - radius - scene.rc;
   };
   resolvedOffset = std::nan("");
+  const btVector3 initial = cue.getLinearVelocity();
   for (int k = 0; k < built.firstContactStep + options.settleSteps; ++k) {
     // The cue's x (0 = touching a and b) and its gaps at the start of the step:
     // free flight until the impact.
     const double x = double(cue.getCenterOfMassPosition().x());
     const double nearest = std::min(gap(*built.bodies[0], scene.ra), gap(*built.bodies[1], scene.rb));
     world.step(scene.dt);
-    // The impact step is the first that moves a or b: at rest with no gravity
-    // they keep exactly zero velocity until an impulse acts, so a rounding-level
-    // test suffices (the cue's own change can be second order, at θ = π). A
-    // pair overlapping or touching then is resolved on that geometry; one still
+    // The impact step is the first that changes the cue's velocity: with no
+    // gravity nor damping it stays exactly (speed, 0) until an impulse acts, so
+    // a rounding-level test suffices (at θ = π the change is second order, yet
+    // far above rounding). a and b are no witness: at the touching θ stock
+    // Bullet pushes their seated contact apart before the cue arrives. A pair
+    // overlapping or touching then is resolved on that geometry; one still
     // apart no earlier than at touch, where the solver that reflects before
     // overlap takes its normal (time of impact): the offset is 0 there.
-    if (std::isnan(resolvedOffset) && (!built.bodies[0]->getLinearVelocity().fuzzyZero() ||
-                                       !built.bodies[1]->getLinearVelocity().fuzzyZero()))
+    if (std::isnan(resolvedOffset) && !(cue.getLinearVelocity() - initial).fuzzyZero())
       resolvedOffset = nearest <= touching ? x : std::max(x, 0.0);
   }
   energyRatio = world.kineticEnergy() / energy0;
