@@ -173,8 +173,8 @@ std::string billiardsSection(const Table& t, std::string& claims) {
   claims += fmt::format("| Eq. (31): ⟨Dφa, Dφb⟩_g = cos θ / m_c (SPEC §3: with unit normals cos θ / sqrt((1 + m_c/m_a)(1 + m_c/m_b))) "
                         "| core Gram entry vs formula: max gap {:.3g} |\n", maxGramGap);
   claims += fmt::format("| Fig. 5: ξ vanishes at θ = π/2 (orthogonal normals) and at π | analytic ξ(π/2) = {:.3g}, "
-                        "ξ(π) = {:.3g}; propagative in Bullet ξ_sim(π/2) = {:.3g} (the detected normals are tilted by "
-                        "the detection depth) |\n", xiHalfPi, xiPi, xiSimHalfPi);
+                        "ξ(π) = {:.3g}; propagative in Bullet ξ_sim(π/2) = {:.3g} (resolved at touch, before overlap: "
+                        "normals orthogonal as in the analysis) |\n", xiHalfPi, xiPi, xiSimHalfPi);
   return md + "\n![xi vs theta](billiards_xi.png)\n\n";
 }
 
