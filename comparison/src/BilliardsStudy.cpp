@@ -25,7 +25,7 @@ struct Analytic {
   VectorX v0;
   int contacts = 0;
   double gram = 0, gramFormula = 0, xi = 0;  ///< at the touching configuration (the paper's).
-  double xiDetected = 0;                      ///< at the configuration Bullet detects the impact in.
+  double xiDetected = 0;                      ///< at the configuration the solver resolves the impact in.
   std::vector<VectorX> outcomes;  ///< one per ordering policy.
 };
 
@@ -39,9 +39,9 @@ const std::vector<std::string> kHeader = {
     "cell", "solver", "theta", "theta_deg", "contacts", "gram_ab", "gram_formula", "xi_analytic", "xi_detected", "xi_sim",
     "energy_ratio_1", "energy_ratio_2", "err_vs_analytic", "va_x", "va_y", "vb_x", "vb_y", "vc_x", "vc_y"};
 
-/// \p cueOffset: the cue ball's x at the detecting step (0 = touching, the
-/// paper's configuration; Bullet detects it φ·v·dt further on, which tilts the
-/// normals slightly).
+/// \p cueOffset: the cue ball's x where the solver resolves the impact (0 =
+/// touching, the paper's configuration; stock Bullet resolves the overlap it
+/// detects φ·v·dt further on, which tilts the normals slightly).
 Analytic analyse(const scenes::BilliardsBreak& scene, double cueOffset) {
   const double half = scene.theta / 2;
   const auto massOf = [&](double r) { return scene.density * 4.0 / 3.0 * kPi * r * r * r; };
@@ -84,8 +84,10 @@ Analytic analyse(const scenes::BilliardsBreak& scene, double cueOffset) {
   return out;
 }
 
-/// Simulates one order variant; returns the planar velocities (a, b, c) and the energy ratio.
-VectorX simulate(const BilliardsCell& cell, const BilliardsOptions& options, bool secondOrder, double& energyRatio) {
+/// Simulates one order variant; returns the planar velocities (a, b, c), the
+/// energy ratio and the cue offset the impact was resolved at (see below).
+VectorX simulate(const BilliardsCell& cell, const BilliardsOptions& options, bool secondOrder, double& energyRatio,
+                 double& resolvedOffset) {
   scenes::World world(cell.solver);
   if (auto* ours = dynamic_cast<PropagativeImpactSolver*>(&world.solver()))
     ours->settings().ordering = secondOrder ? OrderingPolicy::ReverseIndexOrder : OrderingPolicy::IndexOrder;
@@ -99,7 +101,34 @@ VectorX simulate(const BilliardsCell& cell, const BilliardsOptions& options, boo
   scene.bFirst = secondOrder && dynamic_cast<PropagativeImpactSolver*>(&world.solver()) == nullptr;
   const scenes::SceneBodies built = scenes::build(world, scene);
   const double energy0 = world.kineticEnergy();
-  for (int k = 0; k < built.firstContactStep + options.settleSteps; ++k) world.step(scene.dt);
+  const btRigidBody& cue = *built.bodies[2];
+  // Our solver reflects a pair within touchingDistance at today's geometry (it
+  // counts as touching); one further apart at the geometry of touch. Stock
+  // solvers only ever resolve overlaps.
+  auto* ours = dynamic_cast<PropagativeImpactSolver*>(&world.solver());
+  const double touching = ours != nullptr ? ours->settings().touchingDistance : 0.0;
+  const auto gap = [&](const btRigidBody& other, double radius) {
+    return double((other.getCenterOfMassPosition() - cue.getCenterOfMassPosition()).length()) - radius - scene.rc;
+  };
+  resolvedOffset = std::nan("");
+  const btVector3 initial = cue.getLinearVelocity();
+  for (int k = 0; k < built.firstContactStep + options.settleSteps; ++k) {
+    // The cue's x (0 = touching a and b) and its gaps at the start of the step:
+    // free flight until the impact.
+    const double x = double(cue.getCenterOfMassPosition().x());
+    const double nearest = std::min(gap(*built.bodies[0], scene.ra), gap(*built.bodies[1], scene.rb));
+    world.step(scene.dt);
+    // The impact step is the first that changes the cue's velocity: with no
+    // gravity nor damping it stays exactly (speed, 0) until an impulse acts, so
+    // a rounding-level test suffices (at θ = π the change is second order, yet
+    // far above rounding). a and b are no witness: at the touching θ stock
+    // Bullet pushes their seated contact apart before the cue arrives. A pair
+    // overlapping or touching then is resolved on that geometry; one still
+    // apart no earlier than at touch, where the solver that reflects before
+    // overlap takes its normal (time of impact): the offset is 0 there.
+    if (std::isnan(resolvedOffset) && !(cue.getLinearVelocity() - initial).fuzzyZero())
+      resolvedOffset = nearest <= touching ? x : std::max(x, 0.0);
+  }
   energyRatio = world.kineticEnergy() / energy0;
   VectorX v(6);
   for (int i = 0; i < 3; ++i) {
@@ -116,14 +145,21 @@ BilliardsResult runCell(const BilliardsCell& cell, const BilliardsOptions& optio
   scene.speed = options.speed;
   scene.cor = options.cor;
   BilliardsResult result;
-  result.analytic = analyse(scene, options.phase * options.speed / options.hz);
+  double offset1 = 0, offset2 = 0;
+  result.v1 = simulate(cell, options, false, result.energy1, offset1);
+  const VectorX v2 = simulate(cell, options, true, result.energy2, offset2);
+  // The reference is built on the geometry the solver resolved at, measured
+  // from its run (the order variants differ only in which contact goes first,
+  // not in where the cue is); a run with no impact is compared at the touching
+  // configuration, and fails on err.
+  (void)offset2;
+  const double resolved = std::isnan(offset1) ? 0.0 : offset1;
+  result.analytic = analyse(scene, resolved);
   const Analytic touching = analyse(scene, 0);
   result.analytic.xi = touching.xi;
   result.analytic.gram = touching.gram;
   const Analytic& an = result.analytic;
   const double norm0 = kineticNorm(an.M, an.v0);
-  result.v1 = simulate(cell, options, false, result.energy1);
-  const VectorX v2 = simulate(cell, options, true, result.energy2);
   result.xiSim = kineticNorm(an.M, result.v1 - v2) / norm0;
   for (const VectorX* run : {static_cast<const VectorX*>(&result.v1), &v2}) {
     double nearest = INFINITY;

@@ -70,8 +70,11 @@ std::string cradleSection(const Table& t, const fs::path& dir, std::string& summ
   std::string summaryCsv = "solver,cor,hz,min_energy_ratio,max_energy_ratio,max_energy_error,max_err_vs_propagative,max_err_vs_lcp\n";
   std::string vsHz = "solver,hz,max_energy_error_pct,max_err_vs_propagative\n";
   std::string md = "## Newton's cradle (seed 000, Fig. 2b)\n\n"
-                   "Three equal balls on a line, B–C touching, A hits B at v0; the first contact is detected at depth "
-                   "φ·v0·dt (column `phase`, verified per row from the manifold in `measured_phase`). Energy ratio = "
+                   "Three equal balls on a line, B–C touching, A hits B at v0; free flight brings them to depth "
+                   "φ·v0·dt at the start of the first overlapping step (column `phase`, verified per row in "
+                   "`measured_phase` from the A–B gap at the start of `impact_step`, the step that changes A's "
+                   "velocity: stock Bullet resolves the overlap, ours the step before, whose motion closes the gap). "
+                   "Energy ratio = "
                    "kinetic energy after / before; errors are max |v − v_ideal| / v0 against the propagative outcome "
                    "and the simultaneous Newton-LCP outcome.\n\n"
                    "| solver | COR | Hz | energy ratio min | energy ratio max | max \\|ratio − ideal\\| | max err vs propagative | max err vs LCP |\n"
@@ -157,8 +160,9 @@ std::string billiardsSection(const Table& t, std::string& claims) {
   }
   std::string md = "## Billiard break (seed 000, Fig. 5)\n\n"
                    "ξ = ‖p_ab − p_ba‖_g / ‖p0‖_g. `xi_analytic`: core, every order, at the touching configuration; "
-                   "`xi_detected`: the same at the configuration Bullet detects the impact in (the cue ball φ·v·dt "
-                   "further on); `xi_sim`: two Bullet runs (propagative: index vs reverse-index ordering; stock "
+                   "`xi_detected`: the same at the configuration the solver resolves the impact in (stock Bullet: the "
+                   "overlap it detects, the cue ball φ·v·dt further on; ours: touch, or today's geometry for a pair "
+                   "within `touchingDistance`); `xi_sim`: two Bullet runs (propagative: index vs reverse-index ordering; stock "
                    "solvers: a created before b vs after).\n\n"
                    "| solver | max \\|ξ_sim − ξ_detected\\| | ξ_sim at 90° | max \\|energy ratio − 1\\| | max distance to an analytic outcome |\n"
                    "|---|---|---|---|---|\n";
@@ -169,8 +173,8 @@ std::string billiardsSection(const Table& t, std::string& claims) {
   claims += fmt::format("| Eq. (31): ⟨Dφa, Dφb⟩_g = cos θ / m_c (SPEC §3: with unit normals cos θ / sqrt((1 + m_c/m_a)(1 + m_c/m_b))) "
                         "| core Gram entry vs formula: max gap {:.3g} |\n", maxGramGap);
   claims += fmt::format("| Fig. 5: ξ vanishes at θ = π/2 (orthogonal normals) and at π | analytic ξ(π/2) = {:.3g}, "
-                        "ξ(π) = {:.3g}; propagative in Bullet ξ_sim(π/2) = {:.3g} (the detected normals are tilted by "
-                        "the detection depth) |\n", xiHalfPi, xiPi, xiSimHalfPi);
+                        "ξ(π) = {:.3g}; propagative in Bullet ξ_sim(π/2) = {:.3g} (resolved at touch, before overlap: "
+                        "normals orthogonal as in the analysis) |\n", xiHalfPi, xiPi, xiSimHalfPi);
   return md + "\n![xi vs theta](billiards_xi.png)\n\n";
 }
 

@@ -119,7 +119,7 @@ TEST(IslandsAndSubsteps, ManySmallIslandsBatchedIntoOneCall) {
     spec.friction = 0;
     spec.position = btVector3(2 * kRadius, 0, z);
     btRigidBody* b = world.addSphere(btScalar(kRadius), spec);
-    spec.position = btVector3(btScalar(-0.5 * v0 * dt), 0, z);  // first overlap in step 2, half a step deep
+    spec.position = btVector3(btScalar(-1.5 * v0 * dt), 0, z);  // gap 1.5·v0·dt: step 2 closes it (reflected then)
     spec.linearVelocity = btVector3(btScalar(v0), 0, 0);
     btRigidBody* a = world.addSphere(btScalar(kRadius), spec);
     pairs.push_back(Pair{a, b, v0, cor});
@@ -179,8 +179,9 @@ TEST(IslandsAndSubsteps, ReportAccumulatesEverySubstepOfOneCall) {
     spec.linearVelocity = btVector3(0, 0, 0);
     spec.position = btVector3(2 * kRadius, 0, btScalar(z));
     btRigidBody* b = world.addSphere(btScalar(kRadius), spec);
-    // Gap (preSteps − ½)·v0·Δt: the first overlap is in substep preSteps (0-based).
-    spec.position = btVector3(btScalar(-(preSteps - 0.5) * v0 * fixed), 0, btScalar(z));
+    // Gap (preSteps + ½)·v0·Δt: substep preSteps (0-based) is the one whose
+    // motion closes it, where the solver reflects the pair.
+    spec.position = btVector3(btScalar(-(preSteps + 0.5) * v0 * fixed), 0, btScalar(z));
     spec.linearVelocity = btVector3(btScalar(v0), 0, 0);
     btRigidBody* a = world.addSphere(btScalar(kRadius), spec);
     return std::make_pair(a, b);

@@ -38,7 +38,7 @@ TEST(SpeculativeAfterImpact, BallLeavingAWallAndHitBackTowardsItKeepsItsEnergy) 
       scenes::BodySpec striker = ball;
       striker.position = btVector3(btScalar(3 * kRadius + gap), 0, 0);
       striker.linearVelocity = btVector3(-2, 0, 0);
-      world.addSphere(btScalar(kRadius), striker);
+      const btRigidBody* strikerBody = world.addSphere(btScalar(kRadius), striker);
 
       const double before = world.kineticEnergy();
       int clusters = 0;
@@ -50,8 +50,11 @@ TEST(SpeculativeAfterImpact, BallLeavingAWallAndHitBackTowardsItKeepsItsEnergy) 
       }
       // Ball–ball, then the ball at the wall, then ball–ball again: the
       // striker leaves at the speed it came and the ball ends at rest (to
-      // within its small initial speed exchanged back and forth).
-      EXPECT_GE(clusters, 2) << "leaving at " << leaving << " m/s, gap " << gap << " m";
+      // within its small initial speed exchanged back and forth). The solver
+      // may resolve the three in one step (each contact is reflected in the
+      // step that would close it, in rounds), so count the outcome, not clusters.
+      EXPECT_GE(clusters, 1) << "leaving at " << leaving << " m/s, gap " << gap << " m";
+      EXPECT_GT(strikerBody->getLinearVelocity().x(), 0) << "leaving at " << leaving << " m/s, gap " << gap << " m";
     }
   }
 }

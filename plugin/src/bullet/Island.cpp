@@ -1,7 +1,12 @@
 #include "Island.h"
 
+#include <BulletCollision/CollisionDispatch/btManifoldResult.h>
+#include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletCollision/CollisionShapes/btSphereShape.h>
+
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "Conversions.h"
 #include "BodyChecks.h"
@@ -15,6 +20,52 @@ Vector3 pointVelocity(const btCollisionObject* object, const Vector3& offset) {
   return toEigen(rb->getLinearVelocity()) + toEigen(rb->getAngularVelocity()).cross(offset);
 }
 
+/// Closest points of a sphere and a box, as a manifold point from B to A;
+/// nothing when the centre is inside the box (Bullet's own contact handles that).
+/// A point with its world positions set (Bullet's constructor takes local ones).
+btManifoldPoint worldPoint(const btVector3& onA, const btVector3& onB, const btVector3& normalOnB, btScalar distance) {
+  btManifoldPoint point(onA, onB, normalOnB, distance);
+  point.m_positionWorldOnA = onA;
+  point.m_positionWorldOnB = onB;
+  return point;
+}
+
+std::optional<btManifoldPoint> sphereBox(const btCollisionObject& sphere, const btCollisionObject& box, bool sphereIsA) {
+  const btScalar radius = static_cast<const btSphereShape*>(sphere.getCollisionShape())->getRadius();
+  const btVector3 half = static_cast<const btBoxShape*>(box.getCollisionShape())->getHalfExtentsWithMargin();
+  const btTransform& frame = box.getWorldTransform();
+  const btVector3 centre = frame.invXform(sphere.getWorldTransform().getOrigin());
+  btVector3 closest = centre;
+  closest.setMax(-half);
+  closest.setMin(half);
+  const btVector3 towardsSphere = frame.getBasis() * (centre - closest);
+  const btScalar gap = towardsSphere.length();
+  if (!(gap > 0)) return std::nullopt;
+  const btVector3 onBox = frame * closest;
+  const btVector3 n = towardsSphere / gap;  // from the box to the sphere
+  const btVector3 onSphere = sphere.getWorldTransform().getOrigin() - n * radius;
+  if (sphereIsA) return worldPoint(onSphere, onBox, n, gap - radius);
+  return worldPoint(onBox, onSphere, -n, gap - radius);
+}
+
+/// The closest points of two spheres or a sphere and a box (A's first), if the
+/// pair is one of those shapes and apart; nothing otherwise.
+std::optional<btManifoldPoint> closestPoints(const btCollisionObject& a, const btCollisionObject& b) {
+  const int typeA = a.getCollisionShape()->getShapeType();
+  const int typeB = b.getCollisionShape()->getShapeType();
+  if (typeA == SPHERE_SHAPE_PROXYTYPE && typeB == BOX_SHAPE_PROXYTYPE) return sphereBox(a, b, true);
+  if (typeA == BOX_SHAPE_PROXYTYPE && typeB == SPHERE_SHAPE_PROXYTYPE) return sphereBox(b, a, false);
+  if (typeA != SPHERE_SHAPE_PROXYTYPE || typeB != SPHERE_SHAPE_PROXYTYPE) return std::nullopt;
+  const btScalar radiusA = static_cast<const btSphereShape*>(a.getCollisionShape())->getRadius();
+  const btScalar radiusB = static_cast<const btSphereShape*>(b.getCollisionShape())->getRadius();
+  const btVector3 between = a.getWorldTransform().getOrigin() - b.getWorldTransform().getOrigin();
+  const btScalar length = between.length();
+  if (!(length > 0)) return std::nullopt;
+  const btVector3 n = between / length;  // from B to A
+  return worldPoint(a.getWorldTransform().getOrigin() - n * radiusA, b.getWorldTransform().getOrigin() + n * radiusB, n,
+                         length - radiusA - radiusB);
+}
+
 std::uint64_t worldIndex(const btCollisionObject* o) {
   return static_cast<std::uint64_t>(static_cast<std::uint32_t>(o->getWorldArrayIndex()));
 }
@@ -25,6 +76,7 @@ void Island::gatherBodies(btCollisionObject** objects, int count, Scalar dt, con
                           StepReport& report) {
   m_objects = objects;
   m_count = count;
+  m_dt = dt;
   m_report = settings.keepReport ? &report : nullptr;
   bodies.assign(static_cast<std::size_t>(count), IslandBody{});
   for (int i = 0; i < count; ++i) {
@@ -81,6 +133,8 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
                             ContactHistory& history, RestingPass& resting) {
   contacts.clear();
   speculative.clear();
+  m_ahead.clear();
+  m_ahead.reserve(static_cast<std::size_t>(count));  // points are referenced: no reallocation below
   for (int k = 0; k < count; ++k) {
     btPersistentManifold* manifold = manifolds[k];
     const btCollisionObject* objectA = manifold->getBody0();
@@ -97,6 +151,10 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
     if (a == -2 || b == -2 || (a < 0 && b < 0)) continue;
     if ((a >= 0 && !bodies[static_cast<std::size_t>(a)].usable) || (b >= 0 && !bodies[static_cast<std::size_t>(b)].usable))
       continue;
+    if (manifold->getNumContacts() == 0) {
+      addAheadPoint(*manifold, a, b, settings, history, resting);
+      continue;
+    }
     for (int j = 0; j < manifold->getNumContacts(); ++j) {
       btManifoldPoint& cp = manifold->getContactPoint(j);
       IslandContact c;
@@ -116,6 +174,111 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
       classify(c, *manifold, settings, history, resting);
     }
   }
+}
+
+// Bullet reports no point for two spheres apart (nor, through round-off, for
+// two exactly touching: a cradle's chain would break), and for a sphere and a
+// box only within the contact breaking threshold (2 cm), while at 60 Hz a body
+// moves v·dt (15 cm in a pile) in a step: it would arrive that deep and be
+// reflected from there. A broadphase pair's manifold exists, empty, as soon as
+// the swept bounds meet; for those shapes our own closest points give a point,
+// touching or speculative, which classify reflects now if the step would close it.
+// The point is ours (never in Bullet's manifold or pass); its restitution and
+// friction are combined as Bullet combines them for a new point.
+void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
+                           ContactHistory& history, RestingPass& resting) {
+  const btCollisionObject* objectA = manifold.getBody0();
+  const btCollisionObject* objectB = manifold.getBody1();
+  std::optional<btManifoldPoint> found = closestPoints(*objectA, *objectB);
+  if (!found || m_ahead.size() == m_ahead.capacity()) return;
+  // Spheres that do not touch within the step keep today's closest points and
+  // stay speculative: an impact of this pass may still send them together.
+  const bool missesThisStep = found->getDistance() > settings.touchingDistance &&
+                              objectA->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE &&
+                              objectB->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE &&
+                              !aimAtTouch(*found, *objectA, *objectB, a, b);
+  found->m_combinedRestitution = gCalculateCombinedRestitutionCallback(objectA, objectB);
+  found->m_combinedFriction = gCalculateCombinedFrictionCallback(objectA, objectB);
+  m_ahead.push_back(*found);
+  IslandContact c;
+  c.point = &m_ahead.back();
+  c.objectA = objectA;
+  c.objectB = objectB;
+  c.bodyA = a;
+  c.bodyB = b;
+  c.normal = toEigen(c.point->m_normalWorldOnB);
+  c.offsetA = toEigen(c.point->getPositionWorldOnA() - objectA->getWorldTransform().getOrigin());
+  c.offsetB = toEigen(c.point->getPositionWorldOnB() - objectB->getWorldTransform().getOrigin());
+  const std::uint64_t lo = std::min(worldIndex(objectA), worldIndex(objectB));
+  const std::uint64_t hi = std::max(worldIndex(objectA), worldIndex(objectB));
+  c.key = (lo << 36) ^ (hi << 8);
+  classify(c, manifold, settings, history, resting);
+  if (missesThisStep && !contacts.empty() && contacts.back().point == c.point) {
+    speculative.push_back(contacts.back());
+    speculative.back().seed = false;
+    contacts.pop_back();
+  }
+}
+
+// After a round of impacts a body may be sent towards a speculative point
+// (one it had not been approaching, or a resting one): if the rest of the
+// step would close it, it becomes a seed of another round instead of letting
+// the body arrive up to v·dt deep. Every earlier seed has been resolved.
+bool Island::promoteClosingSpeculative() {
+  const auto impacted = [&](int body) { return body >= 0 && bodies[static_cast<std::size_t>(body)].impacted; };
+  for (IslandContact& c : contacts) c.seed = false;
+  bool any = false;
+  std::size_t kept = 0;
+  for (IslandContact& c : speculative) {
+    const bool moved = impacted(c.bodyA) || impacted(c.bodyB);
+    const Scalar velocity = c.normal.dot(pointVelocity(c.objectA, c.offsetA) - pointVelocity(c.objectB, c.offsetB));
+    const Scalar approachMid = velocity + 0.5 * c.kick;
+    const bool closes = -(velocity + c.kick) * m_dt > Scalar(c.point->getDistance());
+    if (moved && approachMid < -c.restingSpeed && closes) {
+      c.approachMid = approachMid;
+      c.seed = true;
+      contacts.push_back(c);
+      any = true;
+    } else {
+      speculative[kept++] = c;
+    }
+  }
+  speculative.resize(kept);
+  return any;
+}
+
+// Two spheres apart: where this step's motion (velocity plus the step's kick,
+// as Bullet integrates positions) first brings them into touch. The point
+// takes the normal at touch, so the reflection now is the one at touch (for
+// an oblique approach today's line of centres differs from it), and a
+// distance that classify's closing test reads as "closes within dt" exactly
+// when touch comes within the step. False when the spheres do not touch in it.
+bool Island::aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, const btCollisionObject& b, int bodyA,
+                        int bodyB) const {
+  const auto motion = [&](const btCollisionObject& object, int body) -> btVector3 {
+    const btRigidBody* rb = btRigidBody::upcast(&object);
+    btVector3 v = rb ? rb->getLinearVelocity() : btVector3(0, 0, 0);
+    if (body >= 0) v += toBullet(bodies[static_cast<std::size_t>(body)].kickLinear);
+    return v;
+  };
+  const btScalar radiusA = static_cast<const btSphereShape*>(a.getCollisionShape())->getRadius();
+  const btScalar radiusB = static_cast<const btSphereShape*>(b.getCollisionShape())->getRadius();
+  const btVector3 between = a.getWorldTransform().getOrigin() - b.getWorldTransform().getOrigin();
+  const btVector3 relative = motion(a, bodyA) - motion(b, bodyB);
+  // |between + relative·t| = radiusA + radiusB, smallest root.
+  const btScalar qa = relative.length2();
+  const btScalar qb = 2 * between.dot(relative);
+  const btScalar qc = between.length2() - (radiusA + radiusB) * (radiusA + radiusB);
+  const btScalar discriminant = qb * qb - 4 * qa * qc;
+  if (!(qa > 0) || !(qb < 0) || discriminant < 0) return false;
+  const btScalar t = (-qb - std::sqrt(discriminant)) / (2 * qa);
+  if (!(t >= 0 && t <= btScalar(m_dt))) return false;
+  const btVector3 n = (between + relative * t).normalized();
+  point.m_normalWorldOnB = n;
+  point.m_positionWorldOnA = a.getWorldTransform().getOrigin() - n * radiusA;
+  point.m_positionWorldOnB = b.getWorldTransform().getOrigin() + n * radiusB;
+  point.m_distance1 = -n.dot(relative) * t;
+  return true;
 }
 
 // The Zeno rule (SPEC §7): an impact when the mid-step approach exceeds what
@@ -151,6 +314,17 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
     // a point that was resting (a ball lying against a wall, hit by another
     // ball) must let it arrive (the elastic gas lost 0.35 % that way after ~10⁶ steps).
     c.persistent = persistent;
+    // One that this step's motion would close (its end-of-step approach
+    // covers the gap within dt) is reflected now instead of arriving up to
+    // v·dt deep and being reflected from there next step: the rebound starts
+    // a gap short of the surface, with the same velocities, so energy (and
+    // so the apex) is what a rebound at touch would give, without the overlap.
+    const Scalar approachEnd = velocityA - velocityB + c.kick;
+    if (approaching && !persistent && -approachEnd * m_dt > Scalar(cp.getDistance())) {
+      c.seed = true;
+      contacts.push_back(c);
+      return;
+    }
     speculative.push_back(c);
     return;
   }
@@ -159,8 +333,8 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
   // would push a grazing pair's overlap out at erp·depth/dt and add energy.
   if (c.approachMid > c.restingSpeed) resting.keepOverlap(cp);
   if (history.touchImpactedPair(c.objectA, c.objectB)) {
-    // A pair that had an impact keeps its overlap (pushing it out through a
-    // velocity would add energy) until it bears load: a load-bearing contact
+    // A pair that had an impact gets its overlap pushed out through positions
+    // only (through a velocity it would add energy) until it bears load: a load-bearing contact
     // in a pile must be corrected or bodies sink. Load means external forces
     // press along the contact and Bullet's pass carried a real share of them
     // (a tenth of one step's kick), not a round-off impulse.
@@ -170,7 +344,7 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
     const Scalar loadImpulse = inverseMass > 0 ? 0.1 * forcing / inverseMass : 0;
     const Scalar carried = std::max<Scalar>(cp.m_appliedImpulse, history.impulseLastPass(&manifold));
     const bool bearsLoad = forcing > 0 && carried > loadImpulse;
-    if (!bearsLoad) resting.keepOverlap(cp);
+    if (!bearsLoad) resting.pushOut(cp);
   }
   contacts.push_back(c);
 }

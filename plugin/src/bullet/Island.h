@@ -1,7 +1,9 @@
 #pragma once
 // Stage "gather": each btRigidBody and each touching btManifoldPoint of an
 // island read once into compact arrays (indices, not pointers, in what the
-// later stages loop over), with the Zeno classification of SPEC §7. Bad
+// later stages loop over), with the Zeno classification of SPEC §7. Empty
+// manifolds of sphere–sphere and sphere–box pairs get points of our own, so
+// that a contact this step would close is reflected before it overlaps. Bad
 // bodies are flagged and reported, never thrown; a static or kinematic body
 // with a non-finite position or velocity is reported and its manifolds are
 // kept out of both passes, as a bad dynamic body's are.
@@ -60,6 +62,10 @@ class Island {
   /// Classifies every manifold point (SPEC §7) and lists the manifolds Bullet's pass may see.
   void gatherContacts(btPersistentManifold** manifolds, int count, const SolverSettings& settings,
                       ContactHistory& history, RestingPass& resting);
+  /// Makes seeds of the speculative points that this round's impacts drive
+  /// together and that the rest of the step would close; clears the old seeds.
+  /// Returns whether there is any.
+  bool promoteClosingSpeculative();
   /// Island index of a dynamic body, −1 for static or kinematic, −2 for a body outside this island.
   [[nodiscard]] int dynamicIndex(const btCollisionObject* object) const;
   /// Clears the companion ids set by gatherBodies.
@@ -72,6 +78,11 @@ class Island {
  private:
   void classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, RestingPass& resting);
+  /// Our own speculative point for an empty manifold of two spheres or a sphere and a box.
+  void addAheadPoint(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
+                     ContactHistory& history, RestingPass& resting);
+  /// Re-aims an apart sphere pair's point at the touch within this step; false if there is none.
+  bool aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, const btCollisionObject& b, int bodyA, int bodyB) const;
   [[nodiscard]] Vector3 kickAt(int body, const Vector3& offset) const;
   /// Names \p body in the report's rejected list (once), if the report is kept.
   void reject(const btCollisionObject* body, const char* reason);
@@ -80,6 +91,8 @@ class Island {
 
   btCollisionObject** m_objects = nullptr;
   int m_count = 0;
+  std::vector<btManifoldPoint> m_ahead;  // addAheadPoint's points, alive until the next gather
+  Scalar m_dt = 0;  // this step's, for whether a speculative point closes within it
   StepReport* m_report = nullptr;  // while gathering, when SolverSettings::keepReport
 };
 

@@ -24,6 +24,11 @@
 #include "propimpact/core/ImpactResolver.h"
 
 namespace propimpact {
+namespace {
+// Rounds of impacts per pass: each may reflect speculative points the previous
+// drove shut; what is left after the last arrives and is reflected next step.
+constexpr int kImpactRounds = 16;
+}  // namespace
 
 using bullet_detail::ClusterFriction;
 using bullet_detail::ClusterProblem;
@@ -133,7 +138,13 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     opt.jointErrorAsBias = false;  // see ResolveOptions: our joint error is the half kick's
     opt.timeStages = m_settings.timeStages;
     opt.computeEnergySplit = false;  // the report does not carry T_c / T_a
-    for (const int root : im.components.seededRoots()) resolveComponent(root, constraints, numConstraints, info, resting);
+    // Rounds: a speculative point that the impacts drive shut within this
+    // step is reflected now (Island::promoteClosingSpeculative).
+    bool more = true;
+    for (int round = 0; more && round < kImpactRounds; ++round) {
+      for (const int root : im.components.seededRoots()) resolveComponent(root, constraints, numConstraints, info, resting);
+      more = im.island.promoteClosingSpeculative() && im.components.build(im.island, constraints, numConstraints);
+    }
     im.history.sortImpactedPairs();
     double counted = 0;
     clock.lap(counted);  // resolveComponent's own clock has put this lap's time in its stages
@@ -149,7 +160,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
   }
   im.island.releaseBodies();
   clock.lap(seconds.writeBack);
-  const btScalar residual = resting.run(*this, bodies, numBodies, info, debugDrawer, dispatcher);
+  const btScalar residual = resting.run(bodies, numBodies, info, btScalar(m_settings.impactOverlapSlop), debugDrawer, dispatcher);
   clock.lap(seconds.restingPass);
   im.history.recordPass(manifolds, numManifolds, m_settings.touchingDistance);
   if (m_settings.keepReport)

@@ -1,12 +1,37 @@
 #include "RestingPass.h"
 
+#include <algorithm>
+
 namespace propimpact::bullet_detail {
+
+btScalar PushOutSolver::solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies,
+                                                     btPersistentManifold** manifolds, int numManifolds,
+                                                     btTypedConstraint** constraints, int numConstraints,
+                                                     const btContactSolverInfo& info, btIDebugDraw* debugDrawer) {
+  const btScalar result = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
+      bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
+  if (points.empty()) return result;
+  // The rows of listed points have ERP 0 (no positional term in m_rhs); give
+  // them the split-impulse term Bullet gives a deep overlap, at its contact
+  // ERP, for the overlap beyond the slop. Bullet's split iterations then move
+  // the bodies apart by pseudo-velocities that never reach their velocities.
+  const btScalar invDt = btScalar(1) / info.m_timeStep;
+  for (int k = 0; k < m_tmpSolverContactConstraintPool.size(); ++k) {
+    btSolverConstraint& row = m_tmpSolverContactConstraintPool[k];
+    const auto* point = static_cast<const btManifoldPoint*>(row.m_originalContactPoint);
+    if (!std::binary_search(points.begin(), points.end(), point)) continue;
+    const btScalar excess = -(point->getDistance() + info.m_linearSlop) - slop;
+    if (excess > 0) row.m_rhsPenetration = excess * info.m_erp2 * invDt * row.m_jacDiagABInv;
+  }
+  return result;
+}
 
 RestingPass::RestingPass(Buffers& buffers) : m_b(buffers) {
   m_b.manifolds.clear();
   m_b.constraints.clear();
   m_b.hidden.clear();
   m_b.unpushed.clear();
+  m_b.solver.points.clear();
 }
 
 void RestingPass::keepOverlap(btManifoldPoint& point) {
@@ -15,17 +40,26 @@ void RestingPass::keepOverlap(btManifoldPoint& point) {
   point.m_contactERP = 0;
 }
 
-btScalar RestingPass::run(btSequentialImpulseConstraintSolver& solver, btCollisionObject** bodies, int numBodies,
-                          const btContactSolverInfo& info, btIDebugDraw* debugDrawer, btDispatcher* dispatcher) {
+btScalar RestingPass::run(btCollisionObject** bodies, int numBodies, const btContactSolverInfo& info, btScalar slop,
+                          btIDebugDraw* debugDrawer, btDispatcher* dispatcher) {
   // No second restitution: the impacts were resolved before this pass. (Split
   // impulse for every overlap would keep position correction out of all
   // velocities, but at Bullet's default iteration count it lets a 10-box
-  // stack sink through itself; impact points get ERP 0 instead.)
+  // stack sink through itself; impact points alone are pushed out that way.)
   btContactSolverInfo restingInfo = info;
   restingInfo.m_restitutionVelocityThreshold = BT_LARGE_FLOAT;
+  PushOutSolver& solver = m_b.solver;
+  std::sort(solver.points.begin(), solver.points.end());
+  solver.slop = slop;
+  if (!solver.points.empty() && !info.m_splitImpulse) {
+    // The split iterations and the position write-back run only with split
+    // impulse on; no other row is split, as the world asked.
+    restingInfo.m_splitImpulse = 1;
+    restingInfo.m_splitImpulsePenetrationThreshold = -BT_LARGE_FLOAT;
+  }
   for (auto& hidden : m_b.hidden) hidden.first->m_distance1 = BT_LARGE_FLOAT;
   m_hiddenApplied = true;
-  return solver.btSequentialImpulseConstraintSolver::solveGroup(
+  return solver.solveGroup(
       bodies, numBodies, m_b.manifolds.data(), static_cast<int>(m_b.manifolds.size()), m_b.constraints.data(),
       static_cast<int>(m_b.constraints.size()), restingInfo, debugDrawer, dispatcher);
 }

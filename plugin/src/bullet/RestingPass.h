@@ -15,6 +15,21 @@
 
 namespace propimpact::bullet_detail {
 
+/// Bullet's sequential-impulse pass with one addition: listed points get
+/// Bullet's split-impulse (position-only) correction of their overlap beyond
+/// a slop, whatever the world's split-impulse threshold. Every other row is
+/// set up exactly as Bullet sets it up.
+class PushOutSolver : public btSequentialImpulseConstraintSolver {
+ public:
+  std::vector<const btManifoldPoint*> points;  ///< sorted before the pass
+  btScalar slop = 0;                           ///< overlap left alone (m)
+
+ protected:
+  btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds,
+                                        int numManifolds, btTypedConstraint** constraints, int numConstraints,
+                                        const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override;
+};
+
 /// Collects what Bullet's pass must and must not see; runs it; restores.
 class RestingPass {
  public:
@@ -24,6 +39,9 @@ class RestingPass {
     std::vector<btTypedConstraint*> constraints;
     std::vector<std::pair<btManifoldPoint*, btScalar>> hidden;                 // point, original distance
     std::vector<std::pair<btManifoldPoint*, std::pair<int, btScalar>>> unpushed;  // point, flags and ERP
+    // Runs the pass (warm starting lives in the manifold points, so a solver
+    // of our own sees what the world's would); its list is the points pushed out.
+    PushOutSolver solver;
   };
   explicit RestingPass(Buffers& buffers);
   ~RestingPass();
@@ -36,10 +54,16 @@ class RestingPass {
   void hide(btManifoldPoint& point) { m_b.hidden.emplace_back(&point, point.m_distance1); }
   /// ERP 0 for this pass: the overlap is not pushed out through a velocity.
   void keepOverlap(btManifoldPoint& point);
+  /// ERP 0, and the overlap beyond the slop is pushed out through positions
+  /// only (split impulse): no velocity, so no kinetic energy, is added.
+  void pushOut(btManifoldPoint& point) {
+    keepOverlap(point);
+    m_b.solver.points.push_back(&point);
+  }
 
-  /// Runs the sequential-impulse pass of \p solver (its base class's solveGroup).
-  btScalar run(btSequentialImpulseConstraintSolver& solver, btCollisionObject** bodies, int numBodies,
-               const btContactSolverInfo& info, btIDebugDraw* debugDrawer, btDispatcher* dispatcher);
+  /// Runs Bullet's sequential-impulse pass; \p slop is the overlap pushOut leaves.
+  btScalar run(btCollisionObject** bodies, int numBodies, const btContactSolverInfo& info, btScalar slop,
+               btIDebugDraw* debugDrawer, btDispatcher* dispatcher);
 
  private:
   Buffers& m_b;

@@ -70,7 +70,7 @@ void writeBack(const ImpactProblem& problem, const ImpactResult& r, const std::v
     if (endOfStep > c.restingSpeed)
       resting.hide(*c.point);
     else
-      resting.keepOverlap(*c.point);  // supported by Bullet's pass, never pushed out through a velocity
+      resting.pushOut(*c.point);  // supported by Bullet's pass, pushed out through positions only
     // Either way the pair is remembered: one that separates more slowly than
     // its overlap (a wall contact in a cluster that ends at 4 cm/s with 1 cm
     // of overlap) still overlaps next step, where Bullet's pass would push it

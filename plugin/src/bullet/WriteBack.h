@@ -6,8 +6,9 @@
 // cluster: one that separates by the end of the step is hidden from Bullet's
 // pass (no friction, no position correction and no second restitution during
 // an impact: the paper's impacts are frictionless); one that stays in contact
-// keeps its overlap (ERP 0) now and, through the impacted-pair memory, while
-// the pair stays in contact.
+// gets ERP 0 (no push-out through a velocity) and a position-only push-out of
+// its overlap beyond the slop, now and, through the impacted-pair memory,
+// while the pair stays in contact.
 
 #include <vector>
 

@@ -26,6 +26,14 @@ struct SolverSettings {
   int analysisContactLimit = 16;
   /// A manifold point is touching when its distance is at most this (metres).
   double touchingDistance = 1e-4;
+  /// Overlap (m) left alone at contacts of pairs that had an impact. Their
+  /// overlap is never pushed out through a velocity (that adds kinetic
+  /// energy); what exceeds this is pushed out through positions only, by
+  /// Bullet's split-impulse pass at the world's m_erp2 per step, as Bullet
+  /// pushes out a deep overlap. A quarter of Bullet's default collision
+  /// margin (0.04 m): shallower overlap is within what Bullet's contacts keep anyway,
+  /// and each push raises a body against gravity (potential energy) by as much.
+  double impactOverlapSlop = 0.01;
   /// Zeno rule (SPEC §7): a contact is an impact when its mid-step approach
   /// exceeds restingFactor·f + restingFloor, f the largest of |J Δv_ext| and
   /// the magnitude of each body's kick at the contact (this step's external
