@@ -134,7 +134,15 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
   contacts.clear();
   speculative.clear();
   m_ahead.clear();
-  m_ahead.reserve(static_cast<std::size_t>(count));  // points are referenced: no reallocation below
+  // Sized by the island (at most MANIFOLD_CACHE_SIZE points per manifold, one
+  // ahead point for an empty one) with room to double, so that a step with
+  // more contacts than any before allocates nothing; ahead points are
+  // referenced, so m_ahead must not reallocate below in any case.
+  const auto manifoldCount = static_cast<std::size_t>(count);
+  const std::size_t pointCount = manifoldCount * MANIFOLD_CACHE_SIZE;
+  if (m_ahead.capacity() < manifoldCount) m_ahead.reserve(2 * manifoldCount);
+  if (contacts.capacity() < pointCount) contacts.reserve(2 * pointCount);
+  if (speculative.capacity() < pointCount) speculative.reserve(2 * pointCount);
   for (int k = 0; k < count; ++k) {
     btPersistentManifold* manifold = manifolds[k];
     const btCollisionObject* objectA = manifold->getBody0();
