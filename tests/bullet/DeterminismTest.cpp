@@ -141,8 +141,8 @@ TEST(Determinism, NearProblemsChangeNothing) {
     const Builder build = [pile](scenes::World& w) { scenes::build(w, pile); };
     SolverSettings whole;
     whole.computeXi = true;
-    const Run nearFirst = run(build, 300, 1.0 / 60);
-    const Run wholeOnly = run(build, 300, 1.0 / 60, whole);
+    const auto nearFirst = run(build, 300, 1.0 / 60);
+    const auto wholeOnly = run(build, 300, 1.0 / 60, whole);
     fmt::print("pile of 300, COR {}: {} impact clusters, state hash {:016x} near first, {:016x} whole\n", cor,
                nearFirst.clusters, nearFirst.hash, wholeOnly.hash);
     EXPECT_GT(nearFirst.clusters, 0);

@@ -18,6 +18,13 @@ constexpr double kOutsideEnergyShare = 0.9;
 // would only add their cost there. The pile's later rounds have 1–4.
 constexpr int kNearSeedLimit = 8;
 
+// Sized by the island with room to double, so that a cluster of a new shape
+// allocates nothing once an island as large has been seen.
+template <typename Buffer>
+void reserveFor(Buffer& buffer, std::size_t needed) {
+  if (buffer.capacity() < needed) buffer.reserve(2 * needed);
+}
+
 bool allOnes(const btVector3& factor) { return factor.x() == 1 && factor.y() == 1 && factor.z() == 1; }
 
 // ½ (m v·v + ωᵀ I ω), I = R diag(1/invI) Rᵀ as Bullet's world inverse inertia is R diag(invI) Rᵀ.
@@ -32,6 +39,8 @@ double kineticEnergy(const btRigidBody& body, const RigidBodyInput& input) {
 }  // namespace
 
 void ClusterProblem::addBodies(int root, Island& island, Components& components, ImpactProblem& problem) {
+  reserveFor(m_energy, island.bodies.size());
+  reserveFor(m_islandContact, island.contacts.size());
   m_energy.resize(island.bodies.size());
   for (std::size_t i = 0; i < island.bodies.size(); ++i) {
     IslandBody& st = island.bodies[i];
@@ -115,6 +124,8 @@ bool ClusterProblem::startNear(int root, Island& island, Components& components,
       if (i >= 0 && island.bodies[static_cast<std::size_t>(i)].usable && components.rootOf(i) == root) return false;
     }
   }
+  reserveFor(m_near, island.bodies.size());
+  reserveFor(m_ring, island.contacts.size());
   m_near.assign(island.bodies.size(), 0);
   int seeds = 0;
   for (const IslandContact& c : island.contacts) {
