@@ -388,8 +388,8 @@ void Island::measure(IslandContact& c, const SolverSettings& settings, Scalar& v
 // spheres: today's closest points (positions do not change within a pass),
 // with what classify gives a speculative point of an empty manifold (never
 // persistent: it has no point that carried load). Its kick, threshold and
-// bias do not depend on velocities; promoteClosingSpeculative recomputes the
-// approach.
+// bias do not depend on what the impacts changed (dynamic bodies'
+// velocities); promoteClosingSpeculative recomputes the approach.
 bool Island::makeDeferredPoint(IslandContact& c) {
   const btPersistentManifold& manifold = *c.deferred;
   if (!makeAheadPoint(manifold, c.bodyA, c.bodyB, c)) return false;
