@@ -209,8 +209,12 @@ void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, c
                            ContactHistory& history, RestingPass& resting) {
   const btCollisionObject* objectA = manifold.getBody0();
   const btCollisionObject* objectB = manifold.getBody1();
-  const bool spheres = objectA->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE &&
-                       objectB->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE;
+  const int typeA = objectA->getCollisionShape()->getShapeType();
+  const int typeB = objectB->getCollisionShape()->getShapeType();
+  const bool spheres = typeA == SPHERE_SHAPE_PROXYTYPE && typeB == SPHERE_SHAPE_PROXYTYPE;
+  if (!spheres && !(typeA == SPHERE_SHAPE_PROXYTYPE && typeB == BOX_SHAPE_PROXYTYPE) &&
+      !(typeA == BOX_SHAPE_PROXYTYPE && typeB == SPHERE_SHAPE_PROXYTYPE))
+    return;  // closestPoints has none for other shapes
   // Two spheres that do not touch within the step stay speculative with
   // today's closest points: an impact of this pass may still send them
   // together. Most broadphase pairs of a pile are such; their point is made
@@ -227,6 +231,7 @@ void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, c
       c.objectB = objectB;
       c.bodyA = a;
       c.bodyB = b;
+      c.normal = c.offsetA = c.offsetB = Vector3::Zero();  // made with the point
       c.deferred = &manifold;
       speculative.push_back(c);
       return;
@@ -365,8 +370,8 @@ bool Island::aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, cons
 
 // The kicks, the Zeno threshold, the partner's bias and the mid-step approach
 // of a point, from today's velocities.
-void Island::measure(IslandContact& c, const SolverSettings& settings, Scalar& velocityA, Scalar& velocityB,
-                     Scalar& forcing) const {
+inline void Island::measure(IslandContact& c, const SolverSettings& settings, Scalar& velocityA, Scalar& velocityB,
+                            Scalar& forcing) const {
   velocityA = c.normal.dot(pointVelocity(c.objectA, c.offsetA));
   velocityB = c.normal.dot(pointVelocity(c.objectB, c.offsetB));
   const Scalar kickA = c.bodyA >= 0 ? c.normal.dot(kickAt(c.bodyA, c.offsetA)) : Scalar(0);

@@ -40,9 +40,9 @@ struct IslandContact {
   const btCollisionObject* objectB = nullptr;
   int bodyA = -1;  ///< island-local dynamic index or -1 (static / kinematic)
   int bodyB = -1;
-  Vector3 normal = Vector3::Zero();  ///< from B to A
-  Vector3 offsetA = Vector3::Zero();
-  Vector3 offsetB = Vector3::Zero();
+  Vector3 normal;  ///< from B to A
+  Vector3 offsetA;
+  Vector3 offsetB;
   Scalar bias = 0;          ///< kinematic / static partner's normal velocity term
   Scalar kick = 0;          ///< J Δv_ext
   Scalar restingSpeed = 0;  ///< Zeno threshold: a slower approach is resting contact
