@@ -15,7 +15,7 @@ namespace {
 constexpr double kOutsideEnergyShare = 0.9;
 // A propagation from more seeds than this spreads over most of a settled
 // pile (its ~40 seeds per step reach ~220 of 1,000 bodies): near attempts
-// would only add their cost there. The pile's later rounds have 1–4.
+// would only add their cost there. Its later rounds had 2 in the passes printed.
 constexpr int kNearSeedLimit = 8;
 
 // Sized by the island with room to double, so that a cluster of a new shape
