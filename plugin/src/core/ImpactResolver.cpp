@@ -41,6 +41,7 @@ void resetResult(const ImpactProblem& problem, const ResolveOptions& options, Im
   result.sequence.clear();
   result.reflections = 0;
   result.capHit = false;
+  result.capForeseen = false;
   result.fallback = Fallback::None;
   result.plasticMethod = PlasticMethod::NotNeeded;
   result.plasticResidual = 0;
@@ -279,6 +280,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   clock.lap(result.stageSeconds.analysis);
   if (p.capHit) {
     result.capHit = true;
+    result.capForeseen = p.capForeseen;
     result.fallback = s.plastic.settleCapped(context, s.v0.data(), s.velocity.data(), s.elasticImpulse.data(), &result);
   }
   s.blendOutcome(context, result);

@@ -50,7 +50,8 @@ struct ClusterReport {
   double xi = 0;                            ///< indeterminacy over xiOrders.
   XiOrderSet xiOrders = XiOrderSet::MostVersusLeast;  ///< the orders ξ is over.
   UniquenessCertificate certificate = UniquenessCertificate::None;  ///< why the outcome is order independent.
-  bool capHit = false;                      ///< reflection cap reached.
+  bool capHit = false;                      ///< reflection cap reached (or foreseen).
+  bool capForeseen = false;                 ///< stopped before the cap, which two clamped contacts could not have met.
   Fallback fallback = Fallback::None;       ///< what ran instead.
   FrictionOutcome friction = FrictionOutcome::NotNeeded;  ///< impact friction: which version stands (ImpactFriction.h).
 };
