@@ -280,3 +280,34 @@ TEST(BadInputThroughBullet, NaNVelocityOnAStaticBodyInAnImpact) {
 
 }  // namespace
 }  // namespace propimpact
+
+namespace propimpact {
+namespace {
+
+// Settings out of range (a negative reflection cap) are not thrown out of
+// stepSimulation: the step reports what is wrong and leaves every impact to
+// Bullet's pass.
+TEST(BadInputThroughBullet, SettingsOutOfRangeAreReportedNotThrown) {
+  scenes::World world("propagative");
+  scenes::BodySpec ball;
+  ball.restitution = 1;
+  ball.friction = 0;
+  world.addSphere(btScalar(0.5), ball);
+  ball.position = btVector3(btScalar(1.01), 0, 0);
+  ball.linearVelocity = btVector3(-1, 0, 0);
+  world.addSphere(btScalar(0.5), ball);
+  PropagativeImpactSolver& solver = testing::propagative(world);
+  solver.settings().reflectionCap = -1;
+  const char* reported = nullptr;
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NO_THROW(world.step(1.0 / 60));
+    const StepReport& report = solver.lastStepReport();
+    EXPECT_TRUE(report.clusters.empty());
+    if (report.settingsError) reported = report.settingsError;
+  }
+  ASSERT_NE(reported, nullptr) << "the impact's step did not report the settings";
+  EXPECT_STREQ(reported, "reflectionCap must be >= 0");
+}
+
+}  // namespace
+}  // namespace propimpact

@@ -102,6 +102,10 @@ struct StepReport {
   std::vector<RejectedBody> rejected;       ///< bodies left out (bad input).
   std::int64_t restingContacts = 0;         ///< contacts handed to the sequential-impulse pass.
   std::int64_t capHits = 0;                 ///< clusters whose propagation hit the cap.
+  /// Non-null when SolverSettings put a resolver option out of its range
+  /// (e.g. a negative reflectionCap): what is wrong. Impacts were then left to
+  /// Bullet's pass for the whole step.
+  const char* settingsError = nullptr;
   std::int64_t droppedClusters = 0;         ///< clusters not kept: the report reached SolverSettings::reportClusterCap unread.
   /// Impact contacts whose m_combinedRestitution was outside [0, 1] (Bullet
   /// multiplies the bodies' coefficients, so 1.5 × 1.5 = 2.25): clamped to
