@@ -48,8 +48,7 @@ bool MultiBodyCluster::addMultiBodyBlock(GroupBlock& b, MultiBodyGroup& group, I
   if (llt.info() != Eigen::Success) return false;
   m_mass = llt.solve(MatrixX::Identity(b.dofs, b.dofs));
   m_mass = 0.5 * (m_mass + m_mass.transpose()).eval();
-  m_velocity = Eigen::Map<const VectorX>(group.mid(b), b.dofs) +
-               m_fraction * Eigen::Map<const VectorX>(group.kick(b), b.dofs);
+  m_velocity = Eigen::Map<const VectorX>(group.mid(b), b.dofs);
   try {
     b.block = problem.addDenseBlock(m_mass, m_velocity);
   } catch (const InputError&) {
@@ -98,22 +97,10 @@ void MultiBodyCluster::addContacts(int root, MultiBodyGroup& group, ImpactProble
   }
 }
 
-Scalar MultiBodyCluster::fraction(int root, const MultiBodyGroup& group) {
-  Scalar s = 1;
-  bool any = false;
-  for (const GroupContact& c : group.contacts) {
-    if (!c.seed || m_sets.find(c.blockA >= 0 ? c.blockA : c.blockB) != root) continue;
-    s = std::min(s, c.fraction);
-    any = true;
-  }
-  return any ? s : 0;
-}
-
 void MultiBodyCluster::build(int root, MultiBodyGroup& group, btTypedConstraint** constraints, int numConstraints,
                              const btContactSolverInfo& info, ImpactProblem& problem) {
   problem.clear();
   m_blockOfProblem.clear();
-  m_fraction = fraction(root, group);
   for (std::size_t i = 0; i < group.blocks.size(); ++i) {
     GroupBlock& b = group.blocks[i];
     b.block = kNoBlock;
@@ -128,10 +115,8 @@ void MultiBodyCluster::build(int root, MultiBodyGroup& group, btTypedConstraint*
       const Matrix3 inverseInertia = toEigen(rb->getInvInertiaTensorWorld());
       input.inverseInertiaWorld = 0.5 * (inverseInertia + inverseInertia.transpose());
       const Scalar* mid = group.mid(b);
-      const Scalar* kick = group.kick(b);
-      const Scalar s = m_fraction;
-      input.linearVelocity = Vector3(mid[0] + s * kick[0], mid[1] + s * kick[1], mid[2] + s * kick[2]);
-      input.angularVelocity = Vector3(mid[3] + s * kick[3], mid[4] + s * kick[4], mid[5] + s * kick[5]);
+      input.linearVelocity = Vector3(mid[0], mid[1], mid[2]);
+      input.angularVelocity = Vector3(mid[3], mid[4], mid[5]);
       input.linearFactor = toEigen(rb->getLinearFactor());
       input.angularFactor = toEigen(rb->getAngularFactor());
       try {
@@ -178,16 +163,13 @@ ContactReport contactReport(const GroupContact& c, const ImpactResult& r, Scalar
 }  // namespace
 
 std::size_t MultiBodyCluster::writeBack(const ImpactProblem& problem, const ImpactResult& r, MultiBodyGroup& group,
-                                        ContactHistory& history, MultiBodyRestingPass& resting, ImpactTime& time,
-                                        ClusterReport* report) {
+                                 ContactHistory& history, MultiBodyRestingPass& resting, ClusterReport* report) {
   for (int blk = 0; blk < problem.blockCount(); ++blk) {
     const BlockLayout& layout = problem.block(blk);
     const VectorX delta = r.velocity.segment(layout.velocityOffset, layout.size) -
                           Eigen::Map<const VectorX>(problem.velocityData() + layout.velocityOffset, layout.size);
     if (delta.isZero(0)) continue;
-    const int groupBlock = m_blockOfProblem[static_cast<std::size_t>(blk)];
-    GroupBlock& b = group.blocks[static_cast<std::size_t>(groupBlock)];
-    time.add(groupBlock, b, delta.data(), m_fraction, group.dt());
+    GroupBlock& b = group.blocks[static_cast<std::size_t>(m_blockOfProblem[static_cast<std::size_t>(blk)])];
     Scalar* now = group.now(b);
     Scalar* mid = group.mid(b);
     for (Index k = 0; k < layout.size; ++k) {

@@ -18,12 +18,8 @@
 // motors, point-to-point, gears, fixed) are not in the impact's metric: they
 // stay in Bullet's pass.
 //
-// Cluster problem: a cluster whose seeds are all not yet touching is resolved
-// where in the step its earliest seed closes (ImpactTime.h): its velocities
-// are v_mid + s Δv_free, and touching seeds make s = 0.
-//
-// Write-back: a block's change Δv = v(t_c)⁺ − v(t_c) is added to its velocity
-// as it stands (KickMemory.h), and its move −s dt Δv recorded (ImpactTime.h): for a multibody through btMultiBody::
+// Write-back: a block's change v_mid⁺ − v_mid is added to its velocity as it
+// stands (KickMemory.h): for a multibody through btMultiBody::
 // applyDeltaVeeMultiDof, Bullet's own delta-velocity entry (it also applies
 // the body's coordinate-velocity clamp), directly into the velocity vector
 // because Bullet's pass reads contact velocities from there (its
@@ -38,7 +34,6 @@
 
 #include "../ContactHistory.h"
 #include "../JointRows.h"
-#include "ImpactTime.h"
 #include "MultiBodyGroup.h"
 #include "MultiBodyRestingPass.h"
 #include "propimpact/bullet/StepReport.h"
@@ -55,17 +50,14 @@ class MultiBodyCluster {
   bool components(const MultiBodyGroup& group, btTypedConstraint** constraints, int numConstraints);
   [[nodiscard]] const std::vector<int>& seededRoots() const { return m_seededRoots; }
 
-  /// The impact problem of the component of \p root, with the velocities at
-  /// the impact's time in the step (ImpactTime.h, eq. 1).
+  /// The impact problem of the component of \p root.
   void build(int root, MultiBodyGroup& group, btTypedConstraint** constraints, int numConstraints,
              const btContactSolverInfo& info, ImpactProblem& problem);
 
-  /// Writes one resolved cluster back and records its bodies' moves in \p
-  /// time; \p report may be null. Returns how many contacts took part in the
-  /// impact (the others are resting contact).
+  /// Writes one resolved cluster back; \p report may be null. Returns how
+  /// many contacts took part in the impact (the others are resting contact).
   std::size_t writeBack(const ImpactProblem& problem, const ImpactResult& result, MultiBodyGroup& group,
-                        ContactHistory& history, MultiBodyRestingPass& resting, ImpactTime& time,
-                        ClusterReport* report);
+                 ContactHistory& history, MultiBodyRestingPass& resting, ClusterReport* report);
 
   /// Speculative points an impact now drives together are hidden from Bullet's
   /// pass, so the bodies arrive and are reflected next step.
@@ -75,11 +67,7 @@ class MultiBodyCluster {
   bool addMultiBodyBlock(GroupBlock& block, MultiBodyGroup& group, ImpactProblem& problem);
   void addContacts(int root, MultiBodyGroup& group, ImpactProblem& problem);
 
-  /// Where in the step the built cluster's impact is: its earliest seed's fraction.
-  [[nodiscard]] Scalar fraction(int root, const MultiBodyGroup& group);
-
   DisjointSets m_sets;
-  Scalar m_fraction = 0;  // of the cluster being built
   std::vector<char> m_hasSeed;
   std::vector<int> m_seededRoots;
   std::vector<int> m_blockOfProblem;  // group block of each problem block

@@ -282,7 +282,7 @@ void MultiBodyGroup::addPoint(btManifoldPoint& cp, const btPersistentManifold& m
   classify(c, manifold, settings, history, resting);
 }
 
-bool MultiBodyGroup::imminent(GroupContact& c) const {
+bool MultiBodyGroup::imminent(const GroupContact& c) const {
   // A plastic contact stays closed after its impact, and Bullet's pass must
   // carry it from then on (support, friction): resolved early it would
   // hover at its gap with no normal velocity, frictionless until the kick
@@ -291,10 +291,7 @@ bool MultiBodyGroup::imminent(GroupContact& c) const {
   if (!(c.point->m_combinedRestitution > 0)) return false;
   // J v_mid + b + ½ J Δv is the end-of-step approach (v_mid + ½Δv for both kinds of block).
   const Scalar closing = -(c.approachMid + 0.5 * c.kick);
-  const Scalar gap = c.point->getDistance();
-  if (!(closing * m_dt > gap)) return false;
-  c.fraction = std::clamp<Scalar>(gap / (closing * m_dt), 0, 1);
-  return true;
+  return closing * m_dt > 2 * Scalar(c.point->getDistance());
 }
 
 namespace {
@@ -383,10 +380,11 @@ void MultiBodyGroup::classify(GroupContact& c, const btPersistentManifold& manif
   const bool persistent = cp.m_appliedImpulse > 0 || (manifold.getNumContacts() == 1 && history.touchingLastPass(&manifold));
   if (!(cp.getDistance() <= settings.touchingDistance)) {
     // Not yet touching. Bullet moves the bodies with their end-of-step
-    // velocities; if that closes the gap within the step, the impact is
-    // resolved now, where in the step it falls (ImpactTime.h), rather than
-    // after the overlap next step, 1 − s of a step late (the issue-13
-    // pendulums' drift goes with the square of that error).
+    // velocities; if that closes the gap in the first half of the step, the
+    // impact is resolved now, a fraction s < ½ of a step early, rather than
+    // after the overlap next step, 1 − s > ½ of a step late (event location
+    // to the nearer step boundary; the issue-13 pendulums' drift goes with
+    // the square of that error).
     c.persistent = persistent;
     c.seed = approaching && !persistent && kicksKnown && imminent(c);
     if (c.seed)

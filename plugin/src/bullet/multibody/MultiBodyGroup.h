@@ -18,22 +18,21 @@
 // link, n·(v + ω×r) for a rigid body, so J v + b is the relative normal
 // velocity (b: a static or kinematic partner's motion).
 //
-// Event location inside the step. Bullet moves the bodies after the solver
-// with their end-of-step velocities, so an impact found only once the bodies
-// overlap is resolved a fraction 1 − s of a step past the contact, s being
-// where in the previous step the contact fell. A point not yet touching
-// (distance d > 0) whose end-of-step approach u closes it within this step
-// (u dt > d) is therefore an impact seed now, under the same Zeno rule as a
-// touching one, at the fraction s = d / (u dt) of the step where Bullet's
-// motion would make it touch; ImpactTime.h resolves it there. Only if it
-// reflects (restitution > 0): a plastic contact stays closed, and resolved
-// early it would hover at its gap without Bullet's support and friction (the
-// compass walker lost its gait that way). Such points are Bullet's
-// speculative points (kept within the manifold's breaking threshold by most
-// algorithms) or, for a pair whose manifold is empty (sphere–sphere keeps no
-// point at a positive distance), the closest points of Bullet's closest-point
-// query within that same threshold. A queried point is in no manifold:
-// Bullet's pass never sees it.
+// Event location to the nearer step boundary. Bullet moves the bodies after
+// the solver with their end-of-step velocities, so an impact found only once
+// the bodies overlap is resolved a fraction 1 − s of a step past the
+// contact, s being where in the previous step the contact fell; resolved at
+// that previous step's start it would be s early. A point not yet touching
+// (distance d > 0) whose end-of-step approach u closes it in the first half
+// of the step (u dt > 2d) is therefore an impact seed now, under the same
+// Zeno rule as a touching one, so the error is at most half a step either
+// way. Only if it reflects (restitution > 0): a plastic contact stays
+// closed, and resolved early it would hover at its gap without Bullet's
+// support and friction (the compass walker lost its gait that way). Such points are Bullet's speculative points (kept within the
+// manifold's breaking threshold by most algorithms) or, for a pair whose
+// manifold is empty (sphere–sphere keeps no point at a positive distance),
+// the closest points of Bullet's closest-point query within that same
+// threshold. A queried point is in no manifold: Bullet's pass never sees it.
 
 #include <BulletCollision/BroadphaseCollision/btDispatcher.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
@@ -83,7 +82,6 @@ struct GroupContact {
   Scalar restingSpeed = 0;  ///< Zeno threshold
   Scalar approachMid = 0;   ///< J v_mid + b
   bool seed = false;        ///< an impact by itself
-  Scalar fraction = 0;      ///< where in the step it closes (0: touching now)
   bool persistent = false;  ///< carried resting load (speculative points: judged after the impacts)
   bool queried = false;     ///< our own closest-point query, in no Bullet manifold (Bullet's pass never sees it)
   std::uint64_t key = 0;    ///< canonical tie-break key
@@ -108,10 +106,6 @@ class MultiBodyGroup {
   [[nodiscard]] Scalar* mid(const GroupBlock& b) { return m_mid.data() + b.offset; }
   [[nodiscard]] const Scalar* kick(const GroupBlock& b) const { return m_kick.data() + b.offset; }
   [[nodiscard]] const Scalar* row(std::size_t offset) const { return m_rows.data() + offset; }
-  /// Length of the flat velocity arrays (every block's dofs).
-  [[nodiscard]] std::size_t velocityCount() const { return m_now.size(); }
-  /// The step being solved.
-  [[nodiscard]] Scalar dt() const { return m_dt; }
   /// J v_mid + b of a contact with the current mid-step velocities.
   [[nodiscard]] Scalar approachMid(const GroupContact& c) const;
 
@@ -127,7 +121,7 @@ class MultiBodyGroup {
                 const SolverSettings& settings, ContactHistory& history, MultiBodyRestingPass& resting, bool queried);
   void queryGaps(btDispatcher* dispatcher, const SolverSettings& settings, ContactHistory& history,
                  MultiBodyRestingPass& resting);
-  [[nodiscard]] bool imminent(GroupContact& c) const;
+  [[nodiscard]] bool imminent(const GroupContact& c) const;
   [[nodiscard]] Vector3 pointKick(int block, const btCollisionObject* object, const btVector3& point);
   void classify(GroupContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, MultiBodyRestingPass& resting);

@@ -3,9 +3,7 @@
 //   Jacobians, Zeno classification, imminent points: MultiBodyGroup.h) →
 //   components → per seeded component:
 //   cluster problem → core resolve → write-back → speculative points →
-//   Bullet's multibody pass (one scope object) → impact time (moves bodies
-//   to where in the step their impact was: ImpactTime.h) → contact history
-//   and kicks.
+//   Bullet's multibody pass (one scope object) → contact history and kicks.
 #include "propimpact/bullet/PropagativeMultiBodySolver.h"
 
 #include <BulletDynamics/Featherstone/btMultiBodyConstraint.h>
@@ -21,7 +19,6 @@
 #include "../ClusterReports.h"
 #include "../ContactHistory.h"
 #include "../RestitutionWarnings.h"
-#include "ImpactTime.h"
 #include "KickMemory.h"
 #include "MultiBodyCluster.h"
 #include "MultiBodyGroup.h"
@@ -45,7 +42,6 @@ struct PropagativeMultiBodySolver::Impl {
   MultiBodyCluster cluster;
   ContactHistory history;
   KickMemory kicks;
-  bullet_detail::ImpactTime time;
   MultiBodyRestingPass::Buffers restingBuffers;
   std::size_t clusterContacts = 0;  // contacts that took part in an impact in the current call
   ImpactProblem problem;
@@ -104,7 +100,6 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
   MultiBodyGroup& group = im.group;
   group.gatherBodies(bodies, numBodies, info.m_timeStep, im.kicks, m_settings, m_report);
   group.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting, dispatcher);
-  im.time.begin(group);
   if (im.cluster.components(group, constraints, numConstraints)) {
     ResolveOptions& opt = im.options;
     opt.ordering = m_settings.ordering;
@@ -134,7 +129,6 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
     resting.addMultiBodyConstraint(c);
   }
   resting.run(*this, bodies, numBodies, info, debugDrawer, dispatcher);
-  im.time.apply(group);  // after Bullet's pass, which works on the configuration its manifolds are from
   im.history.recordPass(manifolds, numManifolds, m_settings.touchingDistance);
   for (const GroupBlock& b : group.blocks)
     if (b.multiBody && !b.excluded) im.kicks.record(*b.multiBody);
@@ -156,7 +150,7 @@ void PropagativeMultiBodySolver::resolveComponent(int root, btTypedConstraint** 
   }
   ClusterReport* report = bullet_detail::beginClusterReport(m_report, m_settings, r, im.substep);
   noteClampedRestitution();
-  im.clusterContacts += im.cluster.writeBack(im.problem, r, im.group, im.history, resting, im.time, report);
+  im.clusterContacts += im.cluster.writeBack(im.problem, r, im.group, im.history, resting, report);
 }
 
 void PropagativeMultiBodySolver::noteClampedRestitution() {
