@@ -41,6 +41,15 @@
 /// velocity the application sets between steps is read as kick unless
 /// forgetKick() is called for that body.
 ///
+/// Bad input is reported, never thrown inside a step: a multibody or rigid
+/// body with non-finite state, no positive mass, a non-finite applied force
+/// or a mass matrix the core cannot factor is named in
+/// StepReport::rejected and left to Bullet; settings the core would refuse
+/// (a negative reflectionCap, a negative or non-finite restingFactor or
+/// restingFloor) are named there with a null body, and every impact of that
+/// call is left to Bullet's pass; a NaN restitution is a restitution warning
+/// and its contact stays with Bullet's pass.
+///
 /// Not covered: SolverSettings::impactFriction (multibody impacts are
 /// frictionless; friction at resting contact is Bullet's), btMultiBodyConstraints
 /// in the impact's metric (they act in Bullet's pass only), kinematic links.
@@ -97,6 +106,7 @@ class PropagativeMultiBodySolver : public btMultiBodyConstraintSolver {
   void resolveComponent(int root, btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
                         bullet_detail::MultiBodyRestingPass& resting);
   void noteClampedRestitution();
+  void reportBadSettings(const char* reason);
 
   struct Impl;
   std::unique_ptr<Impl> m_impl;

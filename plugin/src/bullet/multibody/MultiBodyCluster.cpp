@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "../Conversions.h"
-#include "propimpact/core/Errors.h"
+#include "InputChecks.h"
 
 namespace propimpact::bullet_detail {
 
@@ -49,11 +49,8 @@ bool MultiBodyCluster::addMultiBodyBlock(GroupBlock& b, MultiBodyGroup& group, I
   m_mass = llt.solve(MatrixX::Identity(b.dofs, b.dofs));
   m_mass = 0.5 * (m_mass + m_mass.transpose()).eval();
   m_velocity = Eigen::Map<const VectorX>(group.mid(b), b.dofs);
-  try {
-    b.block = problem.addDenseBlock(m_mass, m_velocity);
-  } catch (const InputError&) {
-    return false;
-  }
+  if (!denseBlockAccepted(m_mass, m_velocity)) return false;
+  b.block = problem.addDenseBlock(m_mass, m_velocity);
   return true;
 }
 
@@ -86,12 +83,11 @@ void MultiBodyCluster::addContacts(int root, MultiBodyGroup& group, ImpactProble
       std::swap(blockA, blockB);
       m_rowA.swap(m_rowB);
     }
-    const Scalar restitution = std::clamp<Scalar>(c.point->m_combinedRestitution, 0, 1);
-    try {
-      c.contact = problem.addContactRow(blockA, m_rowA, blockB, m_rowB, restitution, c.bias, c.key);
-    } catch (const InputError&) {
-      continue;  // e.g. a zero row: a point on a fixed base, which no dof moves
-    }
+    const Scalar restitution = std::clamp<Scalar>(c.point->m_combinedRestitution, 0, 1);  // NaN stays NaN
+    // A zero row (a point on a fixed base, which no dof moves) or a NaN
+    // restitution (reported as a restitution warning) stays with Bullet's pass.
+    if (!contactRowAccepted(m_rowA, m_rowB, restitution, c.bias, c.restingSpeed)) continue;
+    c.contact = problem.addContactRow(blockA, m_rowA, blockB, m_rowB, restitution, c.bias, c.key);
     problem.setSeed(c.contact, c.seed);
     problem.setRestingSpeed(c.contact, c.restingSpeed);
   }
@@ -106,7 +102,10 @@ void MultiBodyCluster::build(int root, MultiBodyGroup& group, btTypedConstraint*
     b.block = kNoBlock;
     if (!b.usable || m_sets.find(static_cast<int>(i)) != root) continue;
     if (b.multiBody) {
-      if (!addMultiBodyBlock(b, group, problem)) b.block = kNoBlock;  // Bullet's pass only
+      if (!addMultiBodyBlock(b, group, problem)) {
+        b.block = kNoBlock;  // Bullet's pass only
+        group.reportRejected(b, "mass matrix not positive definite");
+      }
     } else {
       RigidBodyInput input;
       const btRigidBody* rb = b.rigidBody;
@@ -119,10 +118,12 @@ void MultiBodyCluster::build(int root, MultiBodyGroup& group, btTypedConstraint*
       input.angularVelocity = Vector3(mid[3], mid[4], mid[5]);
       input.linearFactor = toEigen(rb->getLinearFactor());
       input.angularFactor = toEigen(rb->getAngularFactor());
-      try {
+      if (!input.linearVelocity.allFinite() || !input.angularVelocity.allFinite()) {
+        group.reportRejected(b, "non-finite velocity");
+      } else if (!inverseInertiaAccepted(input.inverseInertiaWorld)) {
+        group.reportRejected(b, "inertia not positive semi-definite");
+      } else {
         b.block = problem.addRigidBody(input);
-      } catch (const InputError&) {
-        b.block = kNoBlock;
       }
     }
     if (b.block != kNoBlock) m_blockOfProblem.push_back(static_cast<int>(i));

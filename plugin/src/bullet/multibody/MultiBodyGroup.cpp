@@ -137,7 +137,11 @@ void MultiBodyGroup::addRigidBody(btRigidBody* rb, Scalar dt, const SolverSettin
   b.reportObject = rb;
   b.dofs = 6;
   b.offset = m_now.size();
-  if (const char* reason = rigidBodyRejection(*rb)) {
+  const char* reason = rigidBodyRejection(*rb);
+  // The kick comes from the applied force and torque: a NaN there would
+  // reach the impact problem and, through Bullet's pass, the neighbours.
+  if (!reason && (!finite(rb->getTotalForce()) || !finite(rb->getTotalTorque()))) reason = "non-finite applied force";
+  if (reason) {
     b.excluded = true;
     reject(rb, reason, settings, report);
   }
@@ -226,6 +230,10 @@ Scalar MultiBodyGroup::approachMid(const GroupContact& c) const {
     for (int k = 0; k < b.dofs; ++k) approach += m_rows[row + static_cast<std::size_t>(k)] * m_mid[b.offset + static_cast<std::size_t>(k)];
   }
   return approach;
+}
+
+void MultiBodyGroup::reportRejected(const GroupBlock& b, const char* reason) const {
+  reject(b.reportObject, reason, *m_settings, *m_report);
 }
 
 bool MultiBodyGroup::brokenFixedBody(const btCollisionObject* object) {

@@ -106,6 +106,9 @@ class MultiBodyGroup {
   [[nodiscard]] Scalar* mid(const GroupBlock& b) { return m_mid.data() + b.offset; }
   [[nodiscard]] const Scalar* kick(const GroupBlock& b) const { return m_kick.data() + b.offset; }
   [[nodiscard]] const Scalar* row(std::size_t offset) const { return m_rows.data() + offset; }
+  /// Names \p b in the report as left out for \p reason (found after gathering).
+  void reportRejected(const GroupBlock& b, const char* reason) const;
+
   /// J v_mid + b of a contact with the current mid-step velocities.
   [[nodiscard]] Scalar approachMid(const GroupContact& c) const;
 

@@ -9,6 +9,7 @@
 #include <BulletDynamics/Featherstone/btMultiBodyConstraint.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -20,10 +21,10 @@
 #include "../ContactHistory.h"
 #include "../RestitutionWarnings.h"
 #include "KickMemory.h"
+#include "InputChecks.h"
 #include "MultiBodyCluster.h"
 #include "MultiBodyGroup.h"
 #include "MultiBodyRestingPass.h"
-#include "propimpact/core/Errors.h"
 #include "propimpact/core/ImpactProblem.h"
 #include "propimpact/core/ImpactResolver.h"
 
@@ -100,7 +101,10 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
   MultiBodyGroup& group = im.group;
   group.gatherBodies(bodies, numBodies, info.m_timeStep, im.kicks, m_settings, m_report);
   group.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting, dispatcher);
-  if (im.cluster.components(group, constraints, numConstraints)) {
+  // Settings the core would refuse leave every impact to Bullet's pass, reported, never thrown.
+  const char* badSettings = bullet_detail::settingsRejection(m_settings);
+  if (badSettings) reportBadSettings(badSettings);
+  if (!badSettings && im.cluster.components(group, constraints, numConstraints)) {
     ResolveOptions& opt = im.options;
     opt.ordering = m_settings.ordering;
     opt.randomSeed = m_settings.randomSeed;
@@ -112,6 +116,10 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
     opt.jointErrorAsBias = false;  // as in the rigid solver: the joint error is the half kick's
     opt.computeEnergySplit = false;  // the report does not carry T_c / T_a
     for (const int root : im.cluster.seededRoots()) resolveComponent(root, constraints, numConstraints, info, resting);
+    // A NaN restitution kept its contact out of every problem (InputChecks.h): noted all the same.
+    for (const GroupContact& c : group.contacts)
+      if (c.seed && std::isnan(c.point->m_combinedRestitution))
+        im.restitutionWarnings.note(*c.point, c.objectA, c.objectB, m_report);
     im.history.sortImpactedPairs();
   }
   MultiBodyCluster::hideApproachingSpeculative(group, resting);
@@ -143,11 +151,7 @@ void PropagativeMultiBodySolver::resolveComponent(int root, btTypedConstraint** 
   if (im.problem.contactCount() == 0) return;
   im.options.problemKey = (im.history.pass() << 20) ^ static_cast<std::uint64_t>(root);
   ImpactResult& r = im.result;
-  try {
-    im.resolver.resolve(im.problem, im.options, r);
-  } catch (const InputError&) {
-    return;  // invalid options: everything stays with Bullet's pass
-  }
+  im.resolver.resolve(im.problem, im.options, r);  // options checked by settingsRejection: it does not throw
   ClusterReport* report = bullet_detail::beginClusterReport(m_report, m_settings, r, im.substep);
   noteClampedRestitution();
   im.clusterContacts += im.cluster.writeBack(im.problem, r, im.group, im.history, resting, report);
@@ -157,6 +161,13 @@ void PropagativeMultiBodySolver::noteClampedRestitution() {
   Impl& im = *m_impl;
   for (const GroupContact& c : im.group.contacts)
     if (c.contact >= 0) im.restitutionWarnings.note(*c.point, c.objectA, c.objectB, m_report);
+}
+
+void PropagativeMultiBodySolver::reportBadSettings(const char* reason) {
+  if (!m_settings.keepReport) return;
+  for (const RejectedBody& r : m_report.rejected)
+    if (!r.body && r.reason == reason) return;
+  m_report.rejected.push_back(RejectedBody{nullptr, reason});
 }
 
 }  // namespace propimpact
