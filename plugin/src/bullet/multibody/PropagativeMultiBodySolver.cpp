@@ -2,8 +2,10 @@
 //   gather bodies (kick from KickMemory) → gather contacts (Bullet's
 //   Jacobians, Zeno classification, imminent points: MultiBodyGroup.h) →
 //   components → per seeded component:
-//   cluster problem → core resolve → write-back → speculative points →
-//   Bullet's multibody pass (one scope object) → contact history and kicks.
+//   cluster problem (at the contact, for an impact located inside the
+//   previous step: ImpactTime.h) → core resolve → write-back → speculative
+//   points → Bullet's multibody pass (one scope object) → impact time
+//   (moves located clusters' bodies) → contact history and kicks.
 #include "propimpact/bullet/PropagativeMultiBodySolver.h"
 
 #include <BulletDynamics/Featherstone/btMultiBodyConstraint.h>
@@ -20,6 +22,7 @@
 #include "../ClusterReports.h"
 #include "../ContactHistory.h"
 #include "../RestitutionWarnings.h"
+#include "ImpactTime.h"
 #include "KickMemory.h"
 #include "InputChecks.h"
 #include "MultiBodyCluster.h"
@@ -43,6 +46,7 @@ struct PropagativeMultiBodySolver::Impl {
   MultiBodyCluster cluster;
   ContactHistory history;
   KickMemory kicks;
+  bullet_detail::ImpactTime time;
   MultiBodyRestingPass::Buffers restingBuffers;
   std::size_t clusterContacts = 0;  // contacts that took part in an impact in the current call
   ImpactProblem problem;
@@ -101,6 +105,7 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
   MultiBodyGroup& group = im.group;
   group.gatherBodies(bodies, numBodies, info.m_timeStep, im.kicks, m_settings, m_report);
   group.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting, dispatcher);
+  im.time.begin(group);
   // Settings the core would refuse leave every impact to Bullet's pass, reported, never thrown.
   const char* badSettings = bullet_detail::settingsRejection(m_settings);
   if (badSettings) reportBadSettings(badSettings);
@@ -137,9 +142,15 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
     resting.addMultiBodyConstraint(c);
   }
   resting.run(*this, bodies, numBodies, info, debugDrawer, dispatcher);
+  im.time.apply(group);  // after Bullet's pass, which works on the configuration its manifolds are from
   im.history.recordPass(manifolds, numManifolds, m_settings.touchingDistance);
-  for (const GroupBlock& b : group.blocks)
-    if (b.multiBody && !b.excluded) im.kicks.record(*b.multiBody);
+  for (std::size_t i = 0; i < group.blocks.size(); ++i) {
+    const GroupBlock& b = group.blocks[i];
+    if (!b.multiBody || b.excluded) continue;
+    Scalar located = -1;
+    const Scalar* force = im.time.forceAtContact(group, static_cast<int>(i), located);
+    im.kicks.record(*b.multiBody, group.fullKick(b), b.locate, force, located);
+  }
   if (m_settings.keepReport)
     m_report.restingContacts += static_cast<std::int64_t>(group.contacts.size() - im.clusterContacts);
 }
@@ -147,14 +158,14 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
 void PropagativeMultiBodySolver::resolveComponent(int root, btTypedConstraint** constraints, int numConstraints,
                                                   const btContactSolverInfo& info, MultiBodyRestingPass& resting) {
   Impl& im = *m_impl;
-  im.cluster.build(root, im.group, constraints, numConstraints, info, im.problem);
+  im.cluster.build(root, im.group, constraints, numConstraints, info, im.time, im.problem);
   if (im.problem.contactCount() == 0) return;
   im.options.problemKey = (im.history.pass() << 20) ^ static_cast<std::uint64_t>(root);
   ImpactResult& r = im.result;
   im.resolver.resolve(im.problem, im.options, r);  // options checked by settingsRejection: it does not throw
   ClusterReport* report = bullet_detail::beginClusterReport(m_report, m_settings, r, im.substep);
   noteClampedRestitution();
-  im.clusterContacts += im.cluster.writeBack(im.problem, r, im.group, im.history, resting, report);
+  im.clusterContacts += im.cluster.writeBack(im.problem, r, im.group, im.history, resting, im.time, report);
 }
 
 void PropagativeMultiBodySolver::noteClampedRestitution() {
