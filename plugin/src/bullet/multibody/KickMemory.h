@@ -29,12 +29,14 @@
 // the application sets between steps (setJointVel, setBaseVel) is read as
 // kick; call PropagativeMultiBodySolver::forgetKick for that body.
 //
-// The memory also carries what an impact located inside a step needs from
-// one pass to the next (ImpactTime.h): each multibody's kick of the recorded
-// pass, the fraction of that pass's step at which one of its contacts was
-// found to close (resolved in the next pass), and, for an impact so resolved,
-// the force it assumed at the contact (corrected in the next pass once
-// Bullet has computed the force where the bodies went).
+// An impact inside the step generalises this (ImpactTime.h): at a fraction s
+// of the step the impact sees v_mid + ½ s (Δv_free + dt a(q_c)) (eq. 2), which
+// is v_mid at s = 0, and the step ends as two Verlet sub-steps. For that the
+// memory also carries from one pass to the next each multibody's kick of the
+// recorded pass, the fraction of that pass's step at which one of its
+// contacts was found to close (resolved by the next pass), and, for an
+// impact so resolved, the force it took at the step's end (corrected by the
+// next pass, once Bullet has computed the force where the bodies went).
 //
 // The Zeno threshold (SPEC §7) follows: this step's free change at a contact
 // is J Δv_free (and each body's point kick), the same quantity the rigid

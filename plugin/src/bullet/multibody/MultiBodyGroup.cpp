@@ -328,7 +328,7 @@ bool MultiBodyGroup::imminent(GroupContact& c) const {
   // carry it from then on (support, friction): resolved early it would
   // hover at its gap with no normal velocity, frictionless until the kick
   // closes the gap. It waits for the touch; only a contact that reflects
-  // is located to the nearer step boundary.
+  // is located inside the step.
   if (!(c.point->m_combinedRestitution > 0)) return false;
   // J v_mid + b + ½ J Δv is the end-of-step approach (v_mid + ½Δv for both kinds of block).
   const Scalar closing = -(c.approachMid + 0.5 * c.kick);
