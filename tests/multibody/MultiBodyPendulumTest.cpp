@@ -40,8 +40,9 @@
 //   sub-steps, the forces along the way taken from the two passes' kicks, and
 //   moves the bodies to where the sub-steps end. The hitter stops where its
 //   contact began: the amplitude stays within 2.05e-5 of θ0 over 20
-//   exchanges at 240 Hz (5.2e-6 at 480 Hz, 7.2e-5 at 960 Hz), and the stopped
-//   pendulum holds 1.4e-5 of the energy after 20 exchanges.
+//   exchanges at 240 Hz (5.2e-6 at 480 Hz, 7.2e-5 at 960 Hz; float build:
+//   2.15e-5, 5.8e-6, 7.1e-5), and the stopped pendulum holds 1.4e-5 of the
+//   energy after 20 exchanges.
 // - Tried first (commit 1e24fab, reverted by the next): the same place in the
 //   step with the whole step's force taken at its start (impact at
 //   v_mid + s Δv_free in the pass that finds the contact, bodies moved by
