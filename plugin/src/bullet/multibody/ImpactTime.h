@@ -57,6 +57,7 @@ class ImpactTime {
   /// Nothing located yet; sized to \p group.
   void begin(const MultiBodyGroup& group);
   /// Eqs. 1–2 for block \p b at fraction \p s: v(t_c) into \p velocity (b.dofs); keeps F.
+  /// Nothing is moved or carried over for the block unless afterImpact follows.
   void atContact(const MultiBodyGroup& group, const GroupBlock& b, Scalar s, Scalar* velocity);
   /// Eqs. 3–4: Bullet's velocity after the impact \p after (v⁺) into \p velocity; keeps the move.
   void afterImpact(const MultiBodyGroup& group, const GroupBlock& b, const Scalar* after, Scalar* velocity);
@@ -70,6 +71,7 @@ class ImpactTime {
 
   std::vector<Scalar> m_force, m_move;  // flat, as MultiBodyGroup's velocity arrays
   std::vector<Scalar> m_fraction;       // per group block, < 0: not located
+  std::vector<char> m_written;          // per group block: afterImpact ran (its problem was resolved)
   std::vector<Scalar> m_full;           // one block's F in 6 + n coordinates
   std::vector<btScalar> m_saved, m_rate;
 };
@@ -78,6 +80,7 @@ inline void ImpactTime::begin(const MultiBodyGroup& group) {
   m_force.assign(group.velocityCount(), 0);
   m_move.assign(group.velocityCount(), 0);
   m_fraction.assign(group.blocks.size(), -1);
+  m_written.assign(group.blocks.size(), 0);
 }
 
 inline void ImpactTime::atContact(const MultiBodyGroup& group, const GroupBlock& b, Scalar s, Scalar* velocity) {
@@ -94,7 +97,9 @@ inline void ImpactTime::atContact(const MultiBodyGroup& group, const GroupBlock&
 
 inline void ImpactTime::afterImpact(const MultiBodyGroup& group, const GroupBlock& b, const Scalar* after,
                                     Scalar* velocity) {
-  const Scalar s = m_fraction[static_cast<std::size_t>(&b - group.blocks.data())];
+  const auto block = static_cast<std::size_t>(&b - group.blocks.data());
+  const Scalar s = m_fraction[block];
+  m_written[block] = 1;
   const Scalar* end = group.previousEnd(b);
   const Scalar* k0 = group.previousKick(b);
   const Scalar* force = m_force.data() + b.offset;
@@ -109,16 +114,19 @@ inline void ImpactTime::afterImpact(const MultiBodyGroup& group, const GroupBloc
 
 inline const Scalar* ImpactTime::forceAtContact(const MultiBodyGroup& group, int block, Scalar& s) {
   s = m_fraction[static_cast<std::size_t>(block)];
-  if (s < 0) return nullptr;
+  if (s < 0 || !m_written[static_cast<std::size_t>(block)]) return nullptr;
   const GroupBlock& b = group.blocks[static_cast<std::size_t>(block)];
   m_full.assign(static_cast<std::size_t>(6 + b.multiBody->getNumDofs()), 0);
-  for (int k = 0; k < b.dofs; ++k) m_full[static_cast<std::size_t>(b.firstDof + k)] = m_force[b.offset + static_cast<std::size_t>(k)];
+  for (int k = 0; k < b.dofs; ++k)
+    m_full[static_cast<std::size_t>(b.firstDof + k)] = m_force[b.offset + static_cast<std::size_t>(k)];
   return m_full.data();
 }
 
 inline void ImpactTime::apply(MultiBodyGroup& group) {
-  for (std::size_t i = 0; i < m_fraction.size(); ++i)
-    if (m_fraction[i] >= 0) moveMultiBody(*group.blocks[i].multiBody, group.blocks[i], m_move.data() + group.blocks[i].offset);
+  for (std::size_t i = 0; i < m_fraction.size(); ++i) {
+    const GroupBlock& b = group.blocks[i];
+    if (m_fraction[i] >= 0 && m_written[i]) moveMultiBody(*b.multiBody, b, m_move.data() + b.offset);
+  }
 }
 
 // stepPositionsMultiDof reads planar joints' rates from the velocity vector
@@ -133,7 +141,8 @@ inline void ImpactTime::moveMultiBody(btMultiBody& mb, const GroupBlock& b, cons
     mb.setBaseOmega(btVector3(v[0], v[1], v[2]));
     mb.setBaseVel(btVector3(v[3], v[4], v[5]));
     for (int i = 0; i < mb.getNumLinks(); ++i)
-      for (int k = 0; k < mb.getLink(i).m_dofCount; ++k) mb.getJointVelMultiDof(i)[k] = v[6 + mb.getLink(i).m_dofOffset + k];
+      for (int k = 0; k < mb.getLink(i).m_dofCount; ++k)
+        mb.getJointVelMultiDof(i)[k] = v[6 + mb.getLink(i).m_dofOffset + k];
   };
   write(m_rate.data());
   mb.stepPositionsMultiDof(1);
