@@ -309,5 +309,33 @@ TEST(BadInputThroughBullet, SettingsOutOfRangeAreReportedNotThrown) {
   EXPECT_STREQ(reported, "reflectionCap must be >= 0");
 }
 
+// A negative resting factor and floor make every resting speed negative, which the
+// impact problem refuses: counted, the contact keeps resting speed 0, and the
+// impact is still resolved exactly (head-on, equal balls: they exchange).
+TEST(BadInputThroughBullet, RefusedRestingSpeedsAreCountedAndTheImpactStillResolved) {
+  scenes::World world("propagative");
+  scenes::BodySpec ball;
+  ball.restitution = 1;
+  ball.friction = 0;
+  const btRigidBody* resting = world.addSphere(btScalar(0.5), ball);
+  ball.position = btVector3(btScalar(1.01), 0, 0);
+  ball.linearVelocity = btVector3(-1, 0, 0);
+  const btRigidBody* hitter = world.addSphere(btScalar(0.5), ball);
+  PropagativeImpactSolver& solver = testing::propagative(world);
+  solver.settings().restingFactor = -1;
+  solver.settings().restingFloor = -1e-3;
+  std::int64_t rejected = 0;
+  std::size_t clusters = 0;
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NO_THROW(world.step(1.0 / 60));
+    rejected += solver.lastStepReport().rejectedInputs;
+    clusters += solver.lastStepReport().clusters.size();
+  }
+  EXPECT_GT(rejected, 0);
+  EXPECT_GE(clusters, 1u);
+  EXPECT_NEAR(resting->getLinearVelocity().x(), -1, testing::kVelocityTolerance);
+  EXPECT_NEAR(hitter->getLinearVelocity().x(), 0, testing::kVelocityTolerance);
+}
+
 }  // namespace
 }  // namespace propimpact

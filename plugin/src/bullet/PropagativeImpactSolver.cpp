@@ -102,6 +102,7 @@ void PropagativeImpactSolver::prepareSolve(int numBodies, int numManifolds) {
     m_report.restingContacts = 0;
     m_report.capHits = 0;
     m_report.settingsError = nullptr;
+    m_report.rejectedInputs = 0;
     m_report.droppedClusters = 0;
     m_report.restitutionClamped = 0;
     m_report.frictionClamped = 0;
@@ -179,6 +180,7 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   detail::StageClock clock(m_settings.timeStages);
   SolveStageSeconds& seconds = m_report.stageSeconds;
   im.cluster.build(root, im.island, im.components, constraints, numConstraints, info, im.problem);
+  m_report.rejectedInputs += im.problem.rejectedCount();
   clock.lap(seconds.problemBuild);
   im.options.problemKey = (im.history.pass() << 20) ^ static_cast<std::uint64_t>(root);
   ImpactResult& r = im.result;

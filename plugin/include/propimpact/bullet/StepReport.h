@@ -106,6 +106,10 @@ struct StepReport {
   /// (e.g. a negative reflectionCap): what is wrong. Impacts were then left to
   /// Bullet's pass for the whole step.
   const char* settingsError = nullptr;
+  /// Bodies, contacts and joint rows the impact problem refused (a degenerate
+  /// normal, a non-PSD inertia, a zero joint row, a negative resting speed
+  /// from the settings): each was left to Bullet's pass, or took its default.
+  std::int64_t rejectedInputs = 0;
   std::int64_t droppedClusters = 0;         ///< clusters not kept: the report reached SolverSettings::reportClusterCap unread.
   /// Impact contacts whose m_combinedRestitution was outside [0, 1] (Bullet
   /// multiplies the bodies' coefficients, so 1.5 × 1.5 = 2.25): clamped to
