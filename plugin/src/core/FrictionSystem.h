@@ -104,6 +104,9 @@ class FrictionSystem {
   std::vector<std::uint64_t> m_dueNow;
   std::vector<std::uint64_t> m_dueNext;
   std::size_t m_nextFirstWord = 0;  // no unit of a lower word is due next
+  std::vector<int> m_groupRound;    // per group: the round of its last move, or −1
+  std::vector<int> m_groupMover;    // per group: where in its units its last mover is
+  int m_roundId = 0;
 };
 
 /// argmin ½ xᵀ K x + hᵀ x over ||x||₂ ≤ radius, K = Q diag(κ) Qᵀ symmetric
