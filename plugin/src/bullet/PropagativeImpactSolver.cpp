@@ -104,6 +104,8 @@ void PropagativeImpactSolver::prepareSolve(int numBodies, int numManifolds) {
     m_report.substeps = 0;
     m_report.restingContacts = 0;
     m_report.capHits = 0;
+    m_report.settingsError = nullptr;
+    m_report.rejectedInputs = 0;
     m_report.droppedClusters = 0;
     m_report.restitutionClamped = 0;
     m_report.frictionClamped = 0;
@@ -143,7 +145,10 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     opt.computeEnergySplit = false;  // the report does not carry T_c / T_a
     // Rounds: a speculative point that the impacts drive shut within this
     // step is reflected now (Island::promoteClosingSpeculative).
-    bool more = true;
+    // Checked here, once, so that resolving never throws inside the step:
+    // settings out of range leave every impact to Bullet's pass, reported.
+    m_report.settingsError = optionsError(opt);
+    bool more = m_report.settingsError == nullptr;
     for (int round = 0; more && round < kImpactRounds; ++round) {
       for (const int root : im.components.seededRoots()) resolveComponent(root, constraints, numConstraints, info, resting);
       more = im.island.promoteClosingSpeculative() && im.components.build(im.island, constraints, numConstraints);
@@ -180,17 +185,12 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   im.options.problemKey = (im.history.pass() << 20) ^ static_cast<std::uint64_t>(root);
   ImpactResult& r = im.result;
   const auto resolveProblem = [&]() {
-    try {
-      im.resolver.resolve(im.problem, im.options, r);
-    } catch (const InputError&) {
-      return false;  // options are validated once per call
-    }
+    im.resolver.resolve(im.problem, im.options, r);  // options checked in solveGroup: cannot throw
     clock.lap(seconds.prepare);  // the resolve's whole time, split below by its own clock
     seconds.prepare -= r.stageSeconds.propagate + r.stageSeconds.plastic + r.stageSeconds.analysis;
     seconds.propagation += r.stageSeconds.propagate;
     seconds.plastic += r.stageSeconds.plastic;
     seconds.analysis += r.stageSeconds.analysis;
-    return true;
   };
   // First near the seeds (ClusterProblem.h): the same outcome at the cost of
   // the contacts the impact reaches, not of the whole touching component.
@@ -200,15 +200,17 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
     for (int attempt = 0; !resolved && attempt < kNearAttempts; ++attempt) {
       if (!im.cluster.buildNear(root, im.island, im.components, im.problem)) break;
       clock.lap(seconds.problemBuild);
-      if (!resolveProblem() || r.capHit) break;
+      resolveProblem();
+      if (r.capHit) break;
       resolved = im.cluster.nearSuffices(root, im.island, im.components, r);
     }
   }
   if (!resolved) {
     im.cluster.build(root, im.island, im.components, constraints, numConstraints, info, im.problem);
     clock.lap(seconds.problemBuild);
-    if (!resolveProblem()) return;  // a failure leaves everything to Bullet's pass
+    resolveProblem();
   }
+  m_report.rejectedInputs += im.problem.rejectedCount();  // of the problem resolved
   // Friction during the impact, loaded by its normal impulses (ImpactFriction.h).
   const bool friction = m_settings.impactFriction;
   if (friction) m_report.frictionClamped += im.friction.apply(im.island, im.problem, im.options, r);
