@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "Conversions.h"
-#include "propimpact/core/Errors.h"
 
 namespace propimpact::bullet_detail {
 namespace {
@@ -20,6 +19,7 @@ std::int64_t ClusterFriction::apply(const Island& island, const ImpactProblem& p
                                     ImpactResult& result) {
   const auto count = static_cast<std::size_t>(problem.contactCount());
   m_rows.clear();
+  m_rows.setInputErrors(InputErrors::Record);  // nothing throws inside a step
   m_entryOf.assign(count, -1);
   m_tangents.assign(2 * count, Vector3::Zero());
   m_mu.assign(count, 0);
@@ -45,20 +45,16 @@ std::int64_t ClusterFriction::apply(const Island& island, const ImpactProblem& p
     // enters the normal row (Island::classify).
     const Vector3 still = (c.bodyA < 0 ? pointVelocity(c.objectA, c.offsetA) : Vector3::Zero()) -
                           (c.bodyB < 0 ? pointVelocity(c.objectB, c.offsetB) : Vector3::Zero());
-    try {
-      m_rows.addRigid(problem, c.contact, blockOf(c.bodyA), blockOf(c.bodyB), mu, t1, t2, c.offsetA, c.offsetB,
-                      Eigen::Vector2d(t1.dot(still), t2.dot(still)));
+    // Not expected to be refused (the contact row was accepted with the same
+    // data); if it is, the contact gets no friction.
+    if (m_rows.addRigid(problem, c.contact, blockOf(c.bodyA), blockOf(c.bodyB), mu, t1, t2, c.offsetA, c.offsetB,
+                        Eigen::Vector2d(t1.dot(still), t2.dot(still))))
       m_entryOf[at] = m_rows.size() - 1;
-    } catch (const InputError&) {
-      m_mu[at] = 0;  // not expected: the contact row was accepted with the same data
-    }
+    else
+      m_mu[at] = 0;
   }
-  try {
-    m_stage.apply(problem, m_rows, options, FrictionOptions{}, result, m_result);
-  } catch (const InputError&) {
-    m_result.outcome = FrictionOutcome::Reverted;  // options only; the frictionless outcome stands
-    m_entryOf.assign(count, -1);
-  }
+  // Cannot throw: the result is this problem's and FrictionOptions{} is valid.
+  m_stage.apply(problem, m_rows, options, FrictionOptions{}, result, m_result);
   return clamped;
 }
 

@@ -16,66 +16,81 @@ Index termSize(const ImpactProblem& problem, const RowTerm& term) {
 
 }  // namespace
 
+bool FrictionRows::reject(ErrorCode code, const std::function<std::string()>& describe) {
+  if (m_inputErrors == InputErrors::Throw) throw InputError(code, describe());
+  m_lastError = code;
+  ++m_rejected;
+  return false;
+}
+
 void FrictionRows::clear() {
   m_entries.clear();
   m_coefficients.clear();
   m_hasEntry.clear();
+  m_rejected = 0;
 }
 
-void FrictionRows::add(const ImpactProblem& problem, int contact, Scalar mu, const Eigen::Ref<const MatrixX>& tangentsA,
+bool FrictionRows::add(const ImpactProblem& problem, int contact, Scalar mu, const Eigen::Ref<const MatrixX>& tangentsA,
                        const Eigen::Ref<const MatrixX>& tangentsB, const Eigen::Vector2d& tangentBias) {
   if (contact < 0 || contact >= problem.contactCount())
-    throw InputError(ErrorCode::BadBlockIndex, "friction for contact " + std::to_string(contact) + " of " +
-                                                   std::to_string(problem.contactCount()));
+    return reject(ErrorCode::BadBlockIndex, [&] {
+      return "friction for contact " + std::to_string(contact) + " of " + std::to_string(problem.contactCount());
+    });
   if (!std::isfinite(mu) || mu < 0)
-    throw InputError(ErrorCode::BadFriction, "friction coefficient " + std::to_string(mu) + " of contact " +
-                                                 std::to_string(contact) + " (must be finite and >= 0)");
+    return reject(ErrorCode::BadFriction, [&] {
+      return "friction coefficient " + std::to_string(mu) + " of contact " + std::to_string(contact) +
+             " (must be finite and >= 0)";
+    });
   const auto at = static_cast<std::size_t>(contact);
-  if (m_hasEntry.size() <= at) m_hasEntry.resize(at + 1, 0);
-  if (m_hasEntry[at])
-    throw InputError(ErrorCode::BadFriction, "a second friction entry for contact " + std::to_string(contact));
+  if (at < m_hasEntry.size() && m_hasEntry[at])
+    return reject(ErrorCode::BadFriction, [&] { return "a second friction entry for contact " + std::to_string(contact); });
+  if (!tangentBias.allFinite()) return reject(ErrorCode::NonFiniteRow, [] { return "friction tangent bias"; });
   const RowLayout& row = problem.contact(contact);
   const Index sizes[2] = {termSize(problem, row.terms[0]), termSize(problem, row.terms[1])};
   const Eigen::Ref<const MatrixX>* given[2] = {&tangentsA, &tangentsB};
+  // Every check before anything is stored: a rejected entry leaves no trace.
+  for (int t = 0; t < 2; ++t) {
+    if (sizes[t] == 0) continue;
+    const auto& m = *given[t];
+    if (m.rows() != 2 || m.cols() != sizes[t])
+      return reject(ErrorCode::DimensionMismatch, [&] {
+        return "friction tangents of contact " + std::to_string(contact) + " must be 2 x " + std::to_string(sizes[t]);
+      });
+    if (!m.allFinite()) return reject(ErrorCode::NonFiniteRow, [] { return "friction tangent rows"; });
+  }
   Entry e;
   e.contact = contact;
   e.mu = mu;
   e.bias[0] = tangentBias[0];
   e.bias[1] = tangentBias[1];
-  if (!tangentBias.allFinite()) throw InputError(ErrorCode::NonFiniteRow, "friction tangent bias");
   for (int t = 0; t < 2; ++t) {
     e.offset[t] = static_cast<Index>(m_coefficients.size());
-    if (sizes[t] == 0) continue;
-    const auto& m = *given[t];
-    if (m.rows() != 2 || m.cols() != sizes[t])
-      throw InputError(ErrorCode::DimensionMismatch, "friction tangents of contact " + std::to_string(contact) +
-                                                         " must be 2 x " + std::to_string(sizes[t]));
-    if (!m.allFinite()) throw InputError(ErrorCode::NonFiniteRow, "friction tangent rows");
-    for (int r = 0; r < 2; ++r)
-      for (Index k = 0; k < sizes[t]; ++k) m_coefficients.push_back(m(r, k));
+    for (int r = 0; r < 2 && sizes[t] > 0; ++r)
+      for (Index k = 0; k < sizes[t]; ++k) m_coefficients.push_back((*given[t])(r, k));
   }
   m_entries.push_back(e);
+  if (m_hasEntry.size() <= at) m_hasEntry.resize(at + 1, 0);
   m_hasEntry[at] = 1;
+  return true;
 }
 
-void FrictionRows::addRigid(const ImpactProblem& problem, int contact, int bodyA, int bodyB, Scalar mu,
+bool FrictionRows::addRigid(const ImpactProblem& problem, int contact, int bodyA, int bodyB, Scalar mu,
                             const Vector3& t1, const Vector3& t2, const Vector3& offsetA, const Vector3& offsetB,
                             const Eigen::Vector2d& tangentBias) {
   if (contact < 0 || contact >= problem.contactCount())
-    throw InputError(ErrorCode::BadBlockIndex, "friction for contact " + std::to_string(contact));
+    return reject(ErrorCode::BadBlockIndex, [&] { return "friction for contact " + std::to_string(contact); });
   const RowLayout& row = problem.contact(contact);
   // addRigidContact stores a contact whose A is static as a one-block row on B.
   const bool onlyB = bodyA == kNoBlock;
   if (row.terms[0].block != (onlyB ? bodyB : bodyA) || row.terms[1].block != (onlyB ? kNoBlock : bodyB))
-    throw InputError(ErrorCode::BadBlockIndex, "rigid friction bodies differ from contact " + std::to_string(contact));
+    return reject(ErrorCode::BadBlockIndex,
+                  [&] { return "rigid friction bodies differ from contact " + std::to_string(contact); });
   Eigen::Matrix<Scalar, 2, 6> a;
   Eigen::Matrix<Scalar, 2, 6> b;
   a << t1.transpose(), offsetA.cross(t1).transpose(), t2.transpose(), offsetA.cross(t2).transpose();
   b << -t1.transpose(), -offsetB.cross(t1).transpose(), -t2.transpose(), -offsetB.cross(t2).transpose();
-  if (onlyB)
-    add(problem, contact, mu, b, MatrixX(), tangentBias);
-  else
-    add(problem, contact, mu, a, b, tangentBias);
+  if (onlyB) return add(problem, contact, mu, b, MatrixX(), tangentBias);
+  return add(problem, contact, mu, a, b, tangentBias);
 }
 
 const char* toString(FrictionState state) {

@@ -106,7 +106,9 @@
 ///    coupled friction and normal rows converges slowly (docs/performance.md).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "propimpact/core/ImpactProblem.h"
@@ -120,24 +122,34 @@ namespace propimpact {
 /// Filled like ImpactProblem, for the same problem, and reused across clear().
 class FrictionRows {
  public:
-  /// Removes every entry, keeping capacity.
+  /// Removes every entry, keeping capacity (the rejection count restarts;
+  /// the InputErrors mode stays).
   void clear();
+
+  /// Chooses how invalid input is reported, as ImpactProblem::setInputErrors:
+  /// Throw (the default) or Record, where a rejected entry is counted and
+  /// nothing of it is added. A Bullet step records: nothing throws inside it.
+  void setInputErrors(InputErrors mode) { m_inputErrors = mode; }
+  /// Under InputErrors::Record: entries rejected since clear(), and the last one's code.
+  [[nodiscard]] int rejectedCount() const { return m_rejected; }
+  [[nodiscard]] ErrorCode lastError() const { return m_lastError; }
 
   /// Friction at contact \p contact of \p problem with coefficient \p mu and two
   /// tangent rows over the contact's blocks: row k of \p tangentsA (2 × size of
   /// the contact's first block) and of \p tangentsB (2 × size of its second
   /// block; ignored for a one-block contact). \p tangentBias are the rows'
   /// constant terms (a kinematic partner's tangential motion). A zero row is
-  /// allowed (planar problems: one tangent direction). Throws InputError
-  /// (BadFriction) for a NaN, infinite or negative μ, (NonFiniteRow) for
-  /// non-finite rows, (BadBlockIndex / DimensionMismatch) for a wrong contact or sizes.
-  void add(const ImpactProblem& problem, int contact, Scalar mu, const Eigen::Ref<const MatrixX>& tangentsA,
+  /// allowed (planar problems: one tangent direction). Rejects (InputErrors)
+  /// with BadFriction a NaN, infinite or negative μ or a second entry for the
+  /// contact, with NonFiniteRow non-finite rows, with BadBlockIndex /
+  /// DimensionMismatch a wrong contact or sizes. Returns whether it was added.
+  bool add(const ImpactProblem& problem, int contact, Scalar mu, const Eigen::Ref<const MatrixX>& tangentsA,
            const Eigen::Ref<const MatrixX>& tangentsB, const Eigen::Vector2d& tangentBias = Eigen::Vector2d::Zero());
 
   /// A rigid contact added by ImpactProblem::addRigidContact with the same
   /// bodies and offsets: tangent rows t_k·(vA + ωA×rA) − t_k·(vB + ωB×rB) for
   /// two unit directions \p t1, \p t2 orthogonal to the contact normal.
-  void addRigid(const ImpactProblem& problem, int contact, int bodyA, int bodyB, Scalar mu, const Vector3& t1,
+  bool addRigid(const ImpactProblem& problem, int contact, int bodyA, int bodyB, Scalar mu, const Vector3& t1,
                 const Vector3& t2, const Vector3& offsetA, const Vector3& offsetB,
                 const Eigen::Vector2d& tangentBias = Eigen::Vector2d::Zero());
 
@@ -157,8 +169,14 @@ class FrictionRows {
 
  private:
   std::vector<Entry> m_entries;
+  /// Throws, or records and returns false (InputErrors); \p describe runs only to throw.
+  bool reject(ErrorCode code, const std::function<std::string()>& describe);
+
   std::vector<Scalar> m_coefficients;
   std::vector<char> m_hasEntry;  // per contact: one entry at most
+  InputErrors m_inputErrors = InputErrors::Throw;
+  ErrorCode m_lastError = ErrorCode::BadOption;  // meaningful once m_rejected > 0
+  int m_rejected = 0;
 };
 
 /// Whether a contact's friction stuck or slipped.
