@@ -190,5 +190,24 @@ TEST(MultiBodyBadInput, ContactOnAFixedBaseStaysWithBulletsPass) {
   f.expectCradleIntact();
 }
 
+// A rigid ball whose inertia is negative about one axis (an application's
+// bad setMassProps) is hit by a multibody ball: the core refuses the body
+// (Record mode, not a throw), the report names it with its reason, and its
+// contacts stay with Bullet's pass.
+TEST(MultiBodyBadInput, IndefiniteInertiaIsReportedAndLeftToBullet) {
+  Fixture f;
+  btRigidBody* bad = f.w.addRigidBall(0.5, 1, btVector3(0, -20, 20), btVector3(0, 0, 0));
+  bad->setMassProps(1, btVector3(btScalar(0.1), btScalar(-0.1), btScalar(0.1)));
+  bad->updateInertiaTensor();
+  btMultiBody* hitter = f.w.addBall(0.5, 1, btVector3(btScalar(1.005), -20, 20), btVector3(-1, 0, 0));
+  const auto rejected = f.step(30);
+  const RejectedBody* r = find(rejected, bad);
+  ASSERT_NE(r, nullptr) << "the body with an indefinite inertia is not named in the report";
+  EXPECT_EQ(r->reason, "inertia not positive semi-definite");
+  EXPECT_TRUE(finiteVelocity(*hitter));
+  EXPECT_LT(bad->getLinearVelocity().x(), -1e-3) << "Bullet's pass did not take the contact";
+  f.expectCradleIntact();
+}
+
 }  // namespace
 }  // namespace propimpact

@@ -4,10 +4,25 @@
 
 #include <algorithm>
 
+#include <cmath>
+
 #include "../Conversions.h"
-#include "InputChecks.h"
 
 namespace propimpact::bullet_detail {
+namespace {
+
+/// What the report says of a block the core's builders refused (Record mode).
+const char* rejectionReason(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::NonFiniteVelocity: return "non-finite velocity";
+    case ErrorCode::NonFiniteMass: return "non-finite mass or inertia";
+    case ErrorCode::FractionalFactor: return "linear or angular factor other than 0 or 1";
+    case ErrorCode::MassNotPositiveDefinite: return "mass matrix not positive definite";
+    default: return "inertia not positive semi-definite";
+  }
+}
+
+}  // namespace
 
 bool MultiBodyCluster::components(const MultiBodyGroup& group, btTypedConstraint** constraints, int numConstraints) {
   m_sets.reset(group.blocks.size());
@@ -48,9 +63,8 @@ bool MultiBodyCluster::addMultiBodyBlock(GroupBlock& b, ImpactProblem& problem) 
   if (llt.info() != Eigen::Success) return false;
   m_mass = llt.solve(MatrixX::Identity(b.dofs, b.dofs));
   m_mass = 0.5 * (m_mass + m_mass.transpose()).eval();
-  if (!denseBlockAccepted(m_mass, m_velocity)) return false;  // m_velocity: set by build
-  b.block = problem.addDenseBlock(m_mass, m_velocity);
-  return true;
+  b.block = problem.addDenseBlock(m_mass, m_velocity);  // m_velocity: set by build
+  return b.block != kRejected;
 }
 
 void MultiBodyCluster::addContacts(int root, MultiBodyGroup& group, ImpactProblem& problem) {
@@ -83,10 +97,15 @@ void MultiBodyCluster::addContacts(int root, MultiBodyGroup& group, ImpactProble
       m_rowA.swap(m_rowB);
     }
     const Scalar restitution = std::clamp<Scalar>(c.point->m_combinedRestitution, 0, 1);  // NaN stays NaN
-    // A zero row (a point on a fixed base, which no dof moves) or a NaN
-    // restitution (reported as a restitution warning) stays with Bullet's pass.
-    if (!contactRowAccepted(m_rowA, m_rowB, restitution, c.bias, c.restingSpeed)) continue;
+    // A zero row (a point on a fixed base, which no dof moves), a NaN
+    // restitution (reported as a restitution warning) or a resting speed
+    // that is not a speed stays with Bullet's pass: refused, not thrown.
+    if (!(c.restingSpeed >= 0 && std::isfinite(c.restingSpeed))) continue;
     c.contact = problem.addContactRow(blockA, m_rowA, blockB, m_rowB, restitution, c.bias, c.key);
+    if (c.contact == kRejected) {
+      c.contact = -1;
+      continue;
+    }
     problem.setSeed(c.contact, c.seed);
     problem.setRestingSpeed(c.contact, c.restingSpeed);
   }
@@ -106,6 +125,7 @@ Scalar MultiBodyCluster::located(int root, const MultiBodyGroup& group) {
 void MultiBodyCluster::build(int root, MultiBodyGroup& group, btTypedConstraint** constraints, int numConstraints,
                              const btContactSolverInfo& info, ImpactTime& time, ImpactProblem& problem) {
   problem.clear();
+  problem.setInputErrors(InputErrors::Record);  // nothing throws inside a step; refused input stays Bullet's
   m_blockOfProblem.clear();
   m_located = located(root, group);
   for (std::size_t i = 0; i < group.blocks.size(); ++i) {
@@ -115,9 +135,11 @@ void MultiBodyCluster::build(int root, MultiBodyGroup& group, btTypedConstraint*
     if (b.multiBody) {
       m_velocity = Eigen::Map<const VectorX>(group.mid(b), b.dofs);
       if (m_located >= 0) time.atContact(group, b, m_located, m_velocity.data());
+      const int refusedBefore = problem.rejectedCount();
       if (!addMultiBodyBlock(b, problem)) {
         b.block = kNoBlock;  // Bullet's pass only
-        group.reportRejected(b, "mass matrix not positive definite");
+        group.reportRejected(b, problem.rejectedCount() > refusedBefore ? rejectionReason(problem.lastError())
+                                                                        : "mass matrix not positive definite");
       }
     } else {
       RigidBodyInput input;
@@ -131,12 +153,10 @@ void MultiBodyCluster::build(int root, MultiBodyGroup& group, btTypedConstraint*
       input.angularVelocity = Vector3(mid[3], mid[4], mid[5]);
       input.linearFactor = toEigen(rb->getLinearFactor());
       input.angularFactor = toEigen(rb->getAngularFactor());
-      if (!input.linearVelocity.allFinite() || !input.angularVelocity.allFinite()) {
-        group.reportRejected(b, "non-finite velocity");
-      } else if (!inverseInertiaAccepted(input.inverseInertiaWorld)) {
-        group.reportRejected(b, "inertia not positive semi-definite");
-      } else {
-        b.block = problem.addRigidBody(input);
+      b.block = problem.addRigidBody(input);
+      if (b.block == kRejected) {
+        b.block = kNoBlock;  // Bullet's pass only
+        group.reportRejected(b, rejectionReason(problem.lastError()));
       }
     }
     if (b.block != kNoBlock) m_blockOfProblem.push_back(static_cast<int>(i));
