@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "MassFactor.h"
 #include "SolverBodies.h"
 #include "propimpact/core/DisjointSets.h"
 
@@ -103,7 +104,10 @@ void SolverBodies::blockFactor(std::size_t gi, Eigen::Map<MatrixX>& factor) {
             (values[c] > cutoff ? std::sqrt(values[c]) : Scalar(0)) * eig.eigenvectors().col(c);
     };
     const Eigen::Map<const MatrixX> blockInverse(p.inverseMassData() + layout.matrixOffset, layout.size, layout.size);
-    if (layout.size == 6) {
+    if (!layout.rigid) {
+      inverseCholeskyFactor(p.massData() + layout.matrixOffset, layout.size, factor.block(at, at, layout.size, layout.size));
+      factor.block(at, at, layout.size, layout.size).transposeInPlace();
+    } else if (layout.size == 6) {
       place(Eigen::SelfAdjointEigenSolver<Matrix6>(Matrix6(blockInverse)));
     } else if (layout.size <= kSmallCapacity) {
       m_smallBlockEigen.compute(blockInverse);

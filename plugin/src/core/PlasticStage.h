@@ -6,6 +6,18 @@
 // Gauss–Seidel beyond, which hands a slowly converging tail (a stack) to the
 // projected conjugate gradient of ProjectedConjugateGradient.h.
 //
+// The exact solve's outcome is v + L·(Aᵀλ) per group, from the LCP's own
+// primal (its velocity change in the factor's coordinates, A = J L,
+// M⁻¹_c = L Lᵀ), not v + M⁻¹_c Jᵀλ. Its rows then read s0 + (J L)(Aᵀλ): the
+// LCP's own s, up to the round-off of two products, about
+// ε·(Σλ‖aᵢ‖ + ‖J‖‖L‖‖Aᵀλ‖), whatever the multipliers and however closely
+// L Lᵀ matches M⁻¹_c. Applying λ along M⁻¹_c Jᵀ added (M⁻¹_c − L Lᵀ)Jᵀλ:
+// round-off of the metric times multipliers of 1e10, which rows far below
+// their reference saw as violations up to 1e-4 of the scale (the
+// rigid-joint-bias findings). L must also move what M⁻¹_c moves: a dense
+// block's comes from the Cholesky factor of M (MassFactor.h), not from an
+// eigen-decomposition of M⁻¹ whose round-off eigenvalues are cut.
+//
 // One chooser over candidate outcomes decides what stands. Candidates are
 // computed only while the best so far is not good enough: the exact solve
 // (or Gauss–Seidel above the dense limit) and its iterative refinement from
@@ -96,12 +108,15 @@ class PlasticStage {
   [[nodiscard]] bool conservesEnergy(const StageContext& c);
   [[nodiscard]] static bool biased(const StageContext& c);
   std::int64_t solveExact(const StageContext& c, const Scalar* start, Scalar* out);
+  void applyPrimal(const StageContext& c, Scalar* out);
   std::int64_t refineExact(const StageContext& c, Scalar* out, Scalar startEnergy, Judgement& best);
   void startIterative(const StageContext& c, const Scalar* start, Scalar* out, std::vector<Scalar>& compact,
                       const Scalar* warmStart);
   std::int64_t solveIterative(const StageContext& c, const Scalar* start, Scalar* out, std::vector<Scalar>& compact,
                               const Scalar* warmStart, bool mayHandOver = false);
+  void keepChangeAdmissible(const StageContext& c, const Scalar* v0, Scalar* velocity);
   void buildFactorRows(const StageContext& c);
+  static int denseBlockOf(const SolverBodies& bodies, std::size_t g);
 
   ActiveSetLcp m_lcp;
   ProjectedConjugateGradient m_conjugateGradient;
@@ -116,10 +131,12 @@ class PlasticStage {
   std::vector<char> m_groupTouched;
   Index m_factorDofs = 0;
   std::vector<Scalar> m_compactS, m_compactUnit, m_compactLambda;
+  std::vector<Scalar> m_primal;  // Aᵀλ of the exact solve, per factor column
   std::vector<Scalar> m_candidate, m_candidateLambda, m_refineLambda;
   std::vector<Scalar> m_capped, m_fromStart, m_lambdaFromStart;
   std::vector<Scalar> m_problemOrder;
   std::vector<Scalar> m_prescribed;
+  std::vector<Scalar> m_drift, m_violating;
   const Scalar* m_v0 = nullptr;
   bool m_conservationKnown = false;
   bool m_conserves = false;
