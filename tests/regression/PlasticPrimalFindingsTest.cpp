@@ -1,0 +1,91 @@
+// The exact plastic solve's outcome is the LCP's own primal, and its factor
+// moves what M⁻¹ moves (PlasticStage.h, MassFactor.h). Each input here was an
+// open fuzz finding whose active-set plastic residual the check rejected
+// (above 1e-6 of the scale); tests/regression/findings/ holds them.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "FindingFile.h"
+#include "ProblemFuzzer.h"
+#include "propimpact/core/ImpactResolver.h"
+
+namespace propimpact {
+namespace {
+
+// The fuzz check's energy allowance (tests/fuzz/ProblemFuzzer.h, Tolerances::energy).
+constexpr Scalar kCheckEnergy = 1e-9;
+
+// Resolves the finding and asserts every invariant of the fuzz check, with
+// the plastic outcome found by the exact solve: passing on Gauss–Seidel's
+// reported residual, which the check takes as it stands, would not count.
+ImpactResult expectExactPlasticOutcomePasses(const std::string& finding) {
+  fuzz::Case c = regression::loadFinding(finding);
+  const ImpactResult r = ImpactResolver().resolve(c.problem, c.options);
+  EXPECT_TRUE(r.velocity.allFinite()) << finding;
+  EXPECT_EQ(r.plasticMethod, PlasticMethod::ActiveSet) << finding;
+  EXPECT_EQ(fuzz::check(c.problem, c.options, r, {}, c.witness), "") << finding;
+  EXPECT_EQ(fuzz::resolveAndCheck(c), "") << finding;
+  return r;
+}
+
+// Two rigid bodies with a joint and kinematic biases, 64 contacts: multipliers
+// of 4e10..9e11 on nearly dependent rows. Applied along M⁻¹_c Jᵀ they carried
+// (M⁻¹_c − L Lᵀ)Jᵀλ, round-off of the metric the LCP never saw, into rows far
+// below their reference: residuals 0.277 of 150,313, 0.0210 of 2,355, 0.778
+// of 664,444 and 0.290 of 2,374. Taken from the LCP's primal L·(Aᵀλ), each
+// ends within 1e-8 of the scale's order.
+TEST(FuzzFindings, RigidJointBiasPlasticResidual0277OfScale150313Seed6) {
+  expectExactPlasticOutcomePasses("rigid-joint-bias-plastic-residual-0.277-of-scale-150313-seed-6");
+}
+
+TEST(FuzzFindings, RigidJointBiasPlasticResidual0021OfScale2355Seed7) {
+  expectExactPlasticOutcomePasses("rigid-joint-bias-plastic-residual-0.021-of-scale-2355-seed-7");
+}
+
+TEST(FuzzFindings, RigidJointBiasPlasticResidual078OfScale664444Unseeded) {
+  expectExactPlasticOutcomePasses("rigid-joint-bias-plastic-residual-0.78-of-scale-664444-unseeded");
+}
+
+TEST(FuzzFindings, CappedRigidJointBiasMutationNotHelpedByRefinement) {
+  expectExactPlasticOutcomePasses("capped-rigid-joint-bias-mutation-not-helped-by-refinement");
+}
+
+// Dense blocks with κ(M) ≈ 7e13 and no bias: the LCP's factor came from an
+// eigen-decomposition of M⁻¹ with eigenvalues below 1e-13 of the largest cut,
+// so the heaviest mode was immobile to the LCP though M⁻¹ moves it. Rows that
+// saw it had no feasible outcome in the LCP's model, which "proved"
+// infeasibility and returned its least uniform violation (4.05e-4 of a scale
+// of 4.0, 4.97e-5 of 17.2, 2.6e-5..4.2e-5 of 5.6..5.9). With no bias v = 0
+// satisfies every row, so the outcome must be feasible, and with b = 0 the
+// energy cannot rise.
+void expectFeasibleWithoutEnergyGained(const std::string& finding) {
+  const ImpactResult r = expectExactPlasticOutcomePasses(finding);
+  EXPECT_LE(r.energyAfter, r.energyBefore * (1 + kCheckEnergy)) << finding;
+  EXPECT_LE(r.energyPlastic, r.energyBefore * (1 + kCheckEnergy)) << finding;
+}
+
+TEST(FuzzFindings, Capped16DofPlasticResidual1e4OfScale) {
+  expectFeasibleWithoutEnergyGained("capped-16dof-plastic-residual-1e-4-of-scale");
+}
+
+TEST(FuzzFindings, Capped3Dof58ContactsPlasticResidual5e5OfScaleSeed10WithAGrownCorpus) {
+  expectFeasibleWithoutEnergyGained("capped-3dof-58-contacts-plastic-residual-5e-5-of-scale-seed-10-with-a-grown-corpus");
+}
+
+// The same with joints: the joined group's factor L U⊥ (JointMetric.cpp)
+// started from the same cut eigen-decomposition.
+TEST(FuzzFindings, SixteenDof3JointsPlasticResidual26e5OfScaleSeed9) {
+  expectFeasibleWithoutEnergyGained("16dof-3-joints-plastic-residual-2.6e-5-of-scale-seed-9");
+}
+
+TEST(FuzzFindings, Capped16Dof3JointsPlasticResidualSeed5) {
+  expectFeasibleWithoutEnergyGained("capped-16dof-3-joints-plastic-residual-seed-5");
+}
+
+TEST(FuzzFindings, Capped16DofJointsPlasticResidual7e6OfScale) {
+  expectFeasibleWithoutEnergyGained("capped-16dof-joints-plastic-residual-7e-6-of-scale");
+}
+
+}  // namespace
+}  // namespace propimpact
