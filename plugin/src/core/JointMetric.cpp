@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "MassFactor.h"
 #include "SolverBodies.h"
 #include "propimpact/core/DisjointSets.h"
 
@@ -14,10 +13,6 @@ namespace {
 // largest is a joint direction dependent on the others: the cut-off
 // (BM⁻¹Bᵀ)⁺ had at 1e-12 of its largest eigenvalue, in A's terms.
 constexpr Scalar kJointRankCutoff = 1e-6;
-
-// ‖Lᵀb‖² at or below this fraction of |b|²·max|M⁻¹| is round-off of the
-// factor, not a motion the joint constrains (ε² is 5e-32).
-constexpr Scalar kJointRoundOff = 1e-20;
 
 // Every matrix is a Map over a reused buffer, so that a step whose groups have
 // the sizes of an earlier step allocates nothing.
@@ -108,10 +103,7 @@ void SolverBodies::blockFactor(std::size_t gi, Eigen::Map<MatrixX>& factor) {
             (values[c] > cutoff ? std::sqrt(values[c]) : Scalar(0)) * eig.eigenvectors().col(c);
     };
     const Eigen::Map<const MatrixX> blockInverse(p.inverseMassData() + layout.matrixOffset, layout.size, layout.size);
-    if (!layout.rigid) {
-      inverseCholeskyFactor(p.massData() + layout.matrixOffset, layout.size, factor.block(at, at, layout.size, layout.size));
-      factor.block(at, at, layout.size, layout.size).transposeInPlace();
-    } else if (layout.size == 6) {
+    if (layout.size == 6) {
       place(Eigen::SelfAdjointEigenSolver<Matrix6>(Matrix6(blockInverse)));
     } else if (layout.size <= kSmallCapacity) {
       m_smallBlockEigen.compute(blockInverse);
@@ -152,21 +144,6 @@ void SolverBodies::projectJoints(std::size_t gi) {
     }
   Eigen::Map<MatrixX> factor = buffer(m_bufferFactor, g.size, g.size);
   blockFactor(gi, factor);
-  // Rank is decided on unit columns of A = LᵀBᵀ: how dependent a joint row is,
-  // not how heavy the motion it constrains. A dense block's factor now moves
-  // its heaviest modes (MassFactor.h), and a joint along one (‖Lᵀb‖² at 1e-14
-  // of |b|²·max|M⁻¹|) fell below the cut-off relative to the largest column:
-  // dropped, unenforced, and moved by the impact (fuzz finding
-  // joint-along-the-heaviest-mode-of-a-dense-block-left-unenforced). A column
-  // at round-off (a joint along a locked axis: the factor's cut leaves
-  // ε·|b|·√max|M⁻¹|) is no constraint and is dropped.
-  for (Index k = 0; k < rowCount; ++k) {
-    Scalar squared = 0;  // ‖Lᵀb‖², by hand: a dynamic-size temporary would allocate
-    for (Index c = 0; c < g.size; ++c) squared += std::pow(factor.col(c).dot(B.row(k).transpose()), 2);
-    const Scalar norm = std::sqrt(squared);
-    const Scalar reference = B.row(k).squaredNorm() * m_groupScale[gi];
-    B.row(k) *= norm * norm > kJointRoundOff * reference ? 1 / norm : Scalar(0);
-  }
   Eigen::Map<MatrixX> minv(m_inverseMass.data() + g.matrixOffset, g.size, g.size);
   m_projectorOffset[gi] = static_cast<Index>(m_constraintProjector.size());
   m_constraintProjector.resize(m_constraintProjector.size() + static_cast<std::size_t>(g.size * g.size));
