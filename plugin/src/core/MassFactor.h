@@ -7,7 +7,7 @@
 // immobile in the plastic solve while M⁻¹ moves them: rows that saw such a
 // mode then had no feasible outcome (fuzz findings
 // capped-16dof-plastic-residual-1e-4-of-scale and its family). Used by the
-// plastic stage for dense blocks outside joints.
+// plastic stage and by the joints' factor L U⊥ (JointMetric.cpp).
 
 #include <Eigen/Cholesky>
 

@@ -15,11 +15,9 @@
 // round-off of the metric times multipliers of 1e10, which rows far below
 // their reference saw as violations up to 1e-4 of the scale (the
 // rigid-joint-bias findings). L must also move what M⁻¹_c moves: a dense
-// block outside joints takes the Cholesky factor of M (MassFactor.h), not an
-// eigen-decomposition of M⁻¹ whose eigenvalues below 1e-13 of the largest
-// are cut. A joined group still takes the joints' L U⊥ from the cut one
-// (JointMetric.cpp; the check's rule for joints M⁻¹ barely moves relies on
-// that cut, see tests/fuzz/open-findings/README.md).
+// block takes the Cholesky factor of M (MassFactor.h; a joined group's
+// L U⊥ starts from it too, JointMetric.cpp), not an eigen-decomposition of
+// M⁻¹ whose eigenvalues below 1e-13 of the largest are cut.
 //
 // One chooser over candidate outcomes decides what stands. Candidates are
 // computed only while the best so far is not good enough: the exact solve
