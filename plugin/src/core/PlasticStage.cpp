@@ -5,8 +5,6 @@
 #include <cmath>
 #include <limits>
 
-#include "MassFactor.h"
-
 namespace propimpact::detail {
 namespace {
 
@@ -91,17 +89,6 @@ PlasticStage::Judgement PlasticStage::judge(const StageContext& c, const Scalar*
   return j;
 }
 
-// The dense block a non-joined group consists of, or -1 (rigid bodies, joined
-// groups). A search over the blocks, but only for dense groups, which Bullet
-// never makes.
-int PlasticStage::denseBlockOf(const SolverBodies& bodies, std::size_t g) {
-  if (bodies.joined(g) || bodies.groups()[g].rigid) return -1;
-  const ImpactProblem& p = bodies.problem();
-  for (int b = 0; b < p.blockCount(); ++b)
-    if (bodies.groupOf(b) == static_cast<int>(g)) return p.block(b).rigid ? -1 : b;
-  return -1;
-}
-
 void PlasticStage::buildFactorRows(const StageContext& c) {
   const SolverBodies& bodies = c.bodies;
   const ContactRows& rows = c.rows;
@@ -138,11 +125,8 @@ void PlasticStage::buildFactorRows(const StageContext& c) {
       for (Index k = 0; k < g.size; ++k)
         factor.row(k) = (values[k] > cutoff ? std::sqrt(values[k]) : Scalar(0)) * eig.eigenvectors().col(k).transpose();
     };
-    const int block = denseBlockOf(bodies, gi);
     if (bodies.joined(gi)) {
       factor = Eigen::Map<const MatrixX>(bodies.jointFactor(gi), g.size, g.size).transpose();
-    } else if (block >= 0) {
-      inverseCholeskyFactor(bodies.problem().massData() + bodies.problem().block(block).matrixOffset, g.size, factor);
     } else if (g.size == 6) {
       fill(Eigen::SelfAdjointEigenSolver<Matrix6>(Matrix6(minv)));  // rigid bodies: fixed size, no heap
     } else {
@@ -215,11 +199,28 @@ void PlasticStage::applyPrimal(const StageContext& c, Scalar* out) {
   }
   const std::vector<Group>& groups = c.bodies.groups();
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-    if (m_factorColumn[gi] < 0) continue;
+    if (m_factorColumn[gi] < 0 || !c.bodies.joined(gi)) continue;
     const Group& g = groups[gi];
     Eigen::Map<const MatrixX> factor(m_factorTransposed.data() + m_factorOffset[gi], g.size, g.size);
     Eigen::Map<VectorX>(out + g.offset, g.size).noalias() +=
         factor.transpose() * Eigen::Map<const VectorX>(m_primal.data() + m_factorColumn[gi], g.size);
+  }
+  // A group outside joints has M⁻¹ from the problem, which L Lᵀ matches only
+  // to round-off: the impulses must explain its change through M⁻¹ itself
+  // (momentum, Δv = M⁻¹Jᵀλ). L(Aᵀλ) missed that by 1.8e-4 of the velocity
+  // under the multipliers of a 3-dof block with κ(M) ≈ 7e13 (fuzz finding
+  // primal-outcome-of-a-dense-block-unexplained-by-its-impulses, with the
+  // Cholesky factor there, since taken back).
+  for (Index a = 0; a < m; ++a) {
+    const Scalar value = m_compactLambda[static_cast<std::size_t>(a)];
+    if (value == 0) continue;
+    const Row& row = c.rows[static_cast<std::size_t>(c.rows.active()[static_cast<std::size_t>(a)])];
+    for (int t = 0; t < row.termCount; ++t) {
+      const GroupTerm& term = row.terms[t];
+      if (c.bodies.joined(static_cast<std::size_t>(term.group))) continue;
+      const Scalar* w = c.rows.w(term);
+      for (Index k = 0; k < term.size; ++k) out[term.velocityOffset + k] += value * w[k];
+    }
   }
 }
 

@@ -6,18 +6,22 @@
 // Gauss–Seidel beyond, which hands a slowly converging tail (a stack) to the
 // projected conjugate gradient of ProjectedConjugateGradient.h.
 //
-// The exact solve's outcome is v + L·(Aᵀλ) per group, from the LCP's own
-// primal (its velocity change in the factor's coordinates, A = J L,
-// M⁻¹_c = L Lᵀ), not v + M⁻¹_c Jᵀλ. Its rows then read s0 + (J L)(Aᵀλ): the
+// For a joined group, whose M⁻¹_c is built from its factor (M⁻¹_c = L Lᵀ),
+// the exact solve's outcome is v + L·(Aᵀλ), from the LCP's own primal (its
+// velocity change in the factor's coordinates, A = J L), not v + M⁻¹_c Jᵀλ.
+// A group outside joints keeps v + M⁻¹Jᵀλ: its M⁻¹ is the problem's, and
+// momentum (Δv = M⁻¹Jᵀλ) must hold through it (PlasticStage::applyPrimal). Its rows then read s0 + (J L)(Aᵀλ): the
 // LCP's own s, up to the round-off of two products, about
 // ε·(Σλ‖aᵢ‖ + ‖J‖‖L‖‖Aᵀλ‖), whatever the multipliers and however closely
 // L Lᵀ matches M⁻¹_c. Applying λ along M⁻¹_c Jᵀ added (M⁻¹_c − L Lᵀ)Jᵀλ:
 // round-off of the metric times multipliers of 1e10, which rows far below
 // their reference saw as violations up to 1e-4 of the scale (the
-// rigid-joint-bias findings). L must also move what M⁻¹_c moves: a dense
-// block takes the Cholesky factor of M (MassFactor.h; a joined group's
-// L U⊥ starts from it too, JointMetric.cpp), not an eigen-decomposition of
-// M⁻¹ whose eigenvalues below 1e-13 of the largest are cut.
+// rigid-joint-bias findings). L must also move what M⁻¹_c moves: a joined
+// group's L U⊥ starts from the Cholesky factor of a dense block's mass
+// (MassFactor.h, JointMetric.cpp), not from an eigen-decomposition of M⁻¹
+// whose eigenvalues below 1e-13 of the largest are cut. A dense block
+// outside joints keeps that cut factor: see tests/fuzz/open-findings/README.md
+// (capped-16dof-plastic-residual-1e-4-of-scale) for why.
 //
 // One chooser over candidate outcomes decides what stands. Candidates are
 // computed only while the best so far is not good enough: the exact solve
@@ -117,7 +121,6 @@ class PlasticStage {
                               const Scalar* warmStart, bool mayHandOver = false);
   void keepChangeAdmissible(const StageContext& c, const Scalar* v0, Scalar* velocity);
   void buildFactorRows(const StageContext& c);
-  static int denseBlockOf(const SolverBodies& bodies, std::size_t g);
 
   ActiveSetLcp m_lcp;
   ProjectedConjugateGradient m_conjugateGradient;
