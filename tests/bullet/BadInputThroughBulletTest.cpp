@@ -280,3 +280,62 @@ TEST(BadInputThroughBullet, NaNVelocityOnAStaticBodyInAnImpact) {
 
 }  // namespace
 }  // namespace propimpact
+
+namespace propimpact {
+namespace {
+
+// Settings out of range (a negative reflection cap) are not thrown out of
+// stepSimulation: the step reports what is wrong and leaves every impact to
+// Bullet's pass.
+TEST(BadInputThroughBullet, SettingsOutOfRangeAreReportedNotThrown) {
+  scenes::World world("propagative");
+  scenes::BodySpec ball;
+  ball.restitution = 1;
+  ball.friction = 0;
+  world.addSphere(btScalar(0.5), ball);
+  ball.position = btVector3(btScalar(1.01), 0, 0);
+  ball.linearVelocity = btVector3(-1, 0, 0);
+  world.addSphere(btScalar(0.5), ball);
+  PropagativeImpactSolver& solver = testing::propagative(world);
+  solver.settings().reflectionCap = -1;
+  const char* reported = nullptr;
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NO_THROW(world.step(1.0 / 60));
+    const StepReport& report = solver.lastStepReport();
+    EXPECT_TRUE(report.clusters.empty());
+    if (report.settingsError) reported = report.settingsError;
+  }
+  ASSERT_NE(reported, nullptr) << "the impact's step did not report the settings";
+  EXPECT_STREQ(reported, "reflectionCap must be >= 0");
+}
+
+// A negative resting factor and floor make every resting speed negative, which the
+// impact problem refuses: counted, the contact keeps resting speed 0, and the
+// impact is still resolved exactly (head-on, equal balls: they exchange).
+TEST(BadInputThroughBullet, RefusedRestingSpeedsAreCountedAndTheImpactStillResolved) {
+  scenes::World world("propagative");
+  scenes::BodySpec ball;
+  ball.restitution = 1;
+  ball.friction = 0;
+  const btRigidBody* resting = world.addSphere(btScalar(0.5), ball);
+  ball.position = btVector3(btScalar(1.01), 0, 0);
+  ball.linearVelocity = btVector3(-1, 0, 0);
+  const btRigidBody* hitter = world.addSphere(btScalar(0.5), ball);
+  PropagativeImpactSolver& solver = testing::propagative(world);
+  solver.settings().restingFactor = -1;
+  solver.settings().restingFloor = -1e-3;
+  std::int64_t rejected = 0;
+  std::size_t clusters = 0;
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NO_THROW(world.step(1.0 / 60));
+    rejected += solver.lastStepReport().rejectedInputs;
+    clusters += solver.lastStepReport().clusters.size();
+  }
+  EXPECT_GT(rejected, 0);
+  EXPECT_GE(clusters, 1u);
+  EXPECT_NEAR(resting->getLinearVelocity().x(), -1, testing::kVelocityTolerance);
+  EXPECT_NEAR(hitter->getLinearVelocity().x(), 0, testing::kVelocityTolerance);
+}
+
+}  // namespace
+}  // namespace propimpact

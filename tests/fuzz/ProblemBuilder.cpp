@@ -49,7 +49,7 @@ VectorX randomVelocity(ByteReader& in, Index n, Scalar scale) {
 }
 
 Vector3 randomDirection(ByteReader& in) {
-  Vector3 n(in.signedUnit(), in.signedUnit(), in.signedUnit());
+  const Vector3 n = in.signedUnitVector();
   if (!(n.norm() > 1e-3)) return Vector3::UnitZ();
   return n.normalized();
 }
@@ -83,7 +83,9 @@ void build(const std::uint8_t* data, std::size_t size, Case& out) {
       body.inverseMass = in.power(-3, 3);
       Vector3 e;
       for (int a = 0; a < 3; ++a) e[a] = in.chance(8) ? 0 : in.power(-3, 3);
-      const Eigen::Quaternion<Scalar> q(in.signedUnit(), in.signedUnit(), in.signedUnit(), in.signedUnit());
+      const Scalar qw = in.signedUnit();
+      const Vector3 qv = in.signedUnitVector();
+      const Eigen::Quaternion<Scalar> q(qw, qv.x(), qv.y(), qv.z());
       const Matrix3 r = q.norm() > 1e-3 ? q.normalized().toRotationMatrix() : Matrix3::Identity();
       const Matrix3 inertia = r * e.asDiagonal() * r.transpose();
       body.inverseInertiaWorld = 0.5 * (inertia + inertia.transpose());
@@ -121,7 +123,8 @@ void build(const std::uint8_t* data, std::size_t size, Case& out) {
     VectorX c(n);
     if (rigid[static_cast<std::size_t>(block)]) {
       const Vector3 normal = randomDirection(in);
-      const Vector3 offset = in.power(-2, 1) * Vector3(in.signedUnit(), in.signedUnit(), in.signedUnit());
+      const Scalar offsetSize = in.power(-2, 1);
+      const Vector3 offset = offsetSize * in.signedUnitVector();
       c << sign * normal, sign * offset.cross(normal);
     } else {
       const Scalar scale = in.power(-2, 2);
@@ -232,8 +235,10 @@ void build(const std::uint8_t* data, std::size_t size, Case& out) {
       const int b = blocks > 1 && in.chance(2) ? (a + 1 + in.u16() % (blocks - 1)) % blocks : kNoBlock;
       if (rigid[static_cast<std::size_t>(a)] && (b == kNoBlock || rigid[static_cast<std::size_t>(b)])) {
         const Vector3 normal = randomDirection(in);
-        const Vector3 ra = in.power(-2, 1) * Vector3(in.signedUnit(), in.signedUnit(), in.signedUnit());
-        const Vector3 rb = in.power(-2, 1) * Vector3(in.signedUnit(), in.signedUnit(), in.signedUnit());
+        const Scalar raSize = in.power(-2, 1);
+        const Vector3 ra = raSize * in.signedUnitVector();
+        const Scalar rbSize = in.power(-2, 1);
+        const Vector3 rb = rbSize * in.signedUnitVector();
         // The same row addRigidContact builds, for the bias and for later copies.
         const Vector3 unit = normal.normalized();
         row.blockA = a;

@@ -41,6 +41,16 @@ class ByteReader {
   }
   Scalar unit() { return u16() / Scalar(65535); }
   Scalar signedUnit() { return 2 * unit() - 1; }
+  // Read one at a time, in order: the arguments of a constructor or operator
+  // are evaluated in an unspecified order (gcc right to left, clang left to
+  // right), and reading them inline built different problems from the same
+  // bytes under the fuzzer (clang) and the regression tests (gcc).
+  Vector3 signedUnitVector() {
+    const Scalar x = signedUnit();
+    const Scalar y = signedUnit();
+    const Scalar z = signedUnit();
+    return Vector3(x, y, z);
+  }
   // Inclusive range; hi - lo < 256.
   int range(int lo, int hi) { return lo + static_cast<int>(byte() % (hi - lo + 1)); }
   // True with probability 1/oneIn; a zero byte (exhausted input) is false.
@@ -110,6 +120,11 @@ VectorX rowReferences(const ImpactProblem& p, const MatrixX& j);
 /// 1 for a contact row some admissible motion moves, 0 for one the resolver
 /// ignores: J M⁻¹_c Jᵀ at most 1e-13 of its reference (rowReferences).
 VectorX movableRows(const ImpactProblem& p, const MatrixX& j, const MatrixX& admissible);
+
+/// ½(after − before)ᵀ M (after + before) in long double, M built from the
+/// data the problem was given (a rigid body's M⁻¹, a dense block's M) rather
+/// than from the Scalar inverse ImpactProblem keeps (EnergyChange.cpp).
+Scalar energyChange(const ImpactProblem& p, const VectorX& before, const VectorX& after);
 
 /// Checks every invariant; returns an empty string when all hold, else what failed.
 std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactResult& r,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the build tree into a scratch prefix, builds an outside project
-# against it with find_package(propimpact), runs it, runs the project's
+# against it with find_package(propimpact), runs it (examples, and the
+# multibody tests of issue 13 through the installed package), runs the project's
 # propimpact_add_energy_check() tests on a world exported by the installed
 # propimpact-compare (the propagative check passes, the stock one fails), and
 # checks that a project asking for the other Bullet precision is refused at
@@ -20,10 +21,14 @@ else
 fi
 cmake -S "$source_dir/tests/package/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
   -DHELLO_SOURCE="$source_dir/bullet_examples/hello_drop_in.cpp" \
-  -DMULTIBODY_SOURCE="$source_dir/bullet_examples/multibody_cradle.cpp" "${energy[@]}" >/dev/null
+  -DMULTIBODY_SOURCE="$source_dir/bullet_examples/multibody_cradle.cpp" \
+  -DMULTIBODY_TESTS="$source_dir/tests/multibody" "${energy[@]}" >/dev/null
 cmake --build "$work/consumer" -j 2 >/dev/null
 "$work/consumer/hello_drop_in" | tail -1
 "$work/consumer/multibody_cradle" | tail -1
+"$work/consumer/multibody_tests" >"$work/multibody_tests.log" 2>&1 ||
+  { cat "$work/multibody_tests.log" >&2; echo "FAIL: the multibody tests against the installed package" >&2; exit 1; }
+echo "multibody tests against the installed package: $(tail -1 "$work/multibody_tests.log")"
 if ((${#energy[@]})); then
   grep -q "$work/prefix/bin/propimpact-compare" "$work/consumer/CTestTestfile.cmake" ||
     { echo "FAIL: the energy check does not run the installed propimpact-compare" >&2; exit 1; }

@@ -25,9 +25,8 @@ void ClusterProblem::addBodies(int root, Island& island, Components& components,
     input.angularVelocity = toEigen(rb->getAngularVelocity()) + 0.5 * st.kickAngular;
     input.linearFactor = toEigen(rb->getLinearFactor());
     input.angularFactor = toEigen(rb->getAngularFactor());
-    try {
-      st.block = problem.addRigidBody(input);
-    } catch (const InputError&) {
+    st.block = problem.addRigidBody(input);
+    if (st.block == kRejected) {
       st.block = kNoBlock;  // e.g. an inertia tensor that is not PSD: Bullet's pass only
       continue;
     }
@@ -45,6 +44,10 @@ void ClusterProblem::addContacts(int root, Island& island, Components& component
     if ((c.bodyA >= 0 && blockA == kNoBlock) || (c.bodyB >= 0 && blockB == kNoBlock)) continue;
     const Scalar restitution = std::clamp<Scalar>(c.point->m_combinedRestitution, 0, 1);
     c.contact = problem.addRigidContact(blockA, blockB, c.normal, c.offsetA, c.offsetB, restitution, c.bias, c.key);
+    if (c.contact == kRejected) {  // e.g. a degenerate normal: Bullet's pass only
+      c.contact = -1;
+      continue;
+    }
     problem.setSeed(c.contact, c.seed);
     problem.setRestingSpeed(c.contact, c.restingSpeed);
   }
@@ -53,6 +56,7 @@ void ClusterProblem::addContacts(int root, Island& island, Components& component
 void ClusterProblem::build(int root, Island& island, Components& components, btTypedConstraint** constraints,
                            int numConstraints, const btContactSolverInfo& info, ImpactProblem& problem) {
   problem.clear();
+  problem.setInputErrors(InputErrors::Record);  // nothing throws inside a step; rejected input stays Bullet's
   m_blockBody.clear();
   addBodies(root, island, components, problem);
   addContacts(root, island, components, problem);

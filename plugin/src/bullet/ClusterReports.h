@@ -32,6 +32,7 @@ inline ClusterReport* beginClusterReport(StepReport& report, const SolverSetting
   cluster.xiOrders = result.xiOrders;
   cluster.certificate = result.certificate;
   cluster.capHit = result.capHit;
+  cluster.capForeseen = result.capForeseen;
   cluster.fallback = result.fallback;
   return &cluster;
 }

@@ -40,16 +40,14 @@ void JointRows::add(btTypedConstraint& joint, int blockA, int blockB, const btCo
     Vector6 rowA, rowB;
     rowA << toEigen(row.m_contactNormal1), toEigen(row.m_relpos1CrossNormal);
     rowB << toEigen(row.m_contactNormal2), toEigen(row.m_relpos2CrossNormal);
-    try {
-      if (blockA != kNoBlock && blockB != kNoBlock)
-        problem.addBilateralRow(blockA, rowA, blockB, rowB);
-      else if (blockA != kNoBlock)
-        problem.addBilateralRow(blockA, rowA, kNoBlock, VectorX());
-      else
-        problem.addBilateralRow(blockB, rowB, kNoBlock, VectorX());
-    } catch (const InputError&) {
-      // A zero row (e.g. a locked axis) constrains nothing here.
-    }
+    // A zero row (e.g. a locked axis) constrains nothing: the problem rejects
+    // it (InputErrors::Record) and the joint goes on without it.
+    if (blockA != kNoBlock && blockB != kNoBlock)
+      problem.addBilateralRow(blockA, rowA, blockB, rowB);
+    else if (blockA != kNoBlock)
+      problem.addBilateralRow(blockA, rowA, kNoBlock, VectorX());
+    else
+      problem.addBilateralRow(blockB, rowB, kNoBlock, VectorX());
   }
 }
 

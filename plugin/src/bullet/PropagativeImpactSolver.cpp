@@ -101,6 +101,8 @@ void PropagativeImpactSolver::prepareSolve(int numBodies, int numManifolds) {
     m_report.substeps = 0;
     m_report.restingContacts = 0;
     m_report.capHits = 0;
+    m_report.settingsError = nullptr;
+    m_report.rejectedInputs = 0;
     m_report.droppedClusters = 0;
     m_report.restitutionClamped = 0;
     m_report.frictionClamped = 0;
@@ -140,7 +142,10 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     opt.computeEnergySplit = false;  // the report does not carry T_c / T_a
     // Rounds: a speculative point that the impacts drive shut within this
     // step is reflected now (Island::promoteClosingSpeculative).
-    bool more = true;
+    // Checked here, once, so that resolving never throws inside the step:
+    // settings out of range leave every impact to Bullet's pass, reported.
+    m_report.settingsError = optionsError(opt);
+    bool more = m_report.settingsError == nullptr;
     for (int round = 0; more && round < kImpactRounds; ++round) {
       for (const int root : im.components.seededRoots()) resolveComponent(root, constraints, numConstraints, info, resting);
       more = im.island.promoteClosingSpeculative() && im.components.build(im.island, constraints, numConstraints);
@@ -175,14 +180,11 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   detail::StageClock clock(m_settings.timeStages);
   SolveStageSeconds& seconds = m_report.stageSeconds;
   im.cluster.build(root, im.island, im.components, constraints, numConstraints, info, im.problem);
+  m_report.rejectedInputs += im.problem.rejectedCount();
   clock.lap(seconds.problemBuild);
   im.options.problemKey = (im.history.pass() << 20) ^ static_cast<std::uint64_t>(root);
   ImpactResult& r = im.result;
-  try {
-    im.resolver.resolve(im.problem, im.options, r);
-  } catch (const InputError&) {
-    return;  // options are validated once per call; a failure leaves everything to Bullet's pass
-  }
+  im.resolver.resolve(im.problem, im.options, r);  // options checked in solveGroup: cannot throw
   clock.lap(seconds.prepare);  // the resolve's whole time, split below by its own clock
   seconds.prepare -= r.stageSeconds.propagate + r.stageSeconds.plastic + r.stageSeconds.analysis;
   seconds.propagation += r.stageSeconds.propagate;

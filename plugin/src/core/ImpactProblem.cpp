@@ -5,6 +5,7 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include "propimpact/core/Errors.h"
@@ -53,20 +54,31 @@ bool invertPositiveDefinite(const Matrix3& a, Scalar floor, Matrix3& inverse) {
   return true;
 }
 
-[[noreturn]] void throwFractionalFactor(const Vector3& factor, const char* which) {
+std::string describeFractionalFactor(const Vector3& factor, const char* which) {
   int k = 0;
   while (k < 2 && (factor[k] == 0 || factor[k] == 1)) ++k;
-  throw InputError(ErrorCode::FractionalFactor, std::string(which) + " factor component " + std::to_string(k) + " = " +
-                                                    std::to_string(factor[k]) + " (must be 0 or 1)");
+  return std::string(which) + " factor component " + std::to_string(k) + " = " + std::to_string(factor[k]) +
+         " (must be 0 or 1)";
 }
 
-inline void checkFactor(const Vector3& factor, const char* which) {
-  const auto lockedOrFree = [](Scalar f) { return f == 0 || f == 1; };
-  if (!(lockedOrFree(factor[0]) && lockedOrFree(factor[1]) && lockedOrFree(factor[2])))
-    throwFractionalFactor(factor, which);
+inline bool lockedOrFree(const Vector3& factor) {
+  const auto zeroOrOne = [](Scalar f) { return f == 0 || f == 1; };
+  return zeroOrOne(factor[0]) && zeroOrOne(factor[1]) && zeroOrOne(factor[2]);
 }
 
 }  // namespace
+
+int ImpactProblem::reject(ErrorCode code, const std::function<std::string()>& describe) {
+  if (m_inputErrors == InputErrors::Throw) throw InputError(code, describe());
+  m_lastError = code;
+  ++m_rejected;
+  return kRejected;
+}
+
+bool ImpactProblem::fail(ErrorCode code, const std::function<std::string()>& describe) {
+  reject(code, describe);
+  return false;
+}
 
 void ImpactProblem::clear() {
   m_blocks.clear();
@@ -75,6 +87,7 @@ void ImpactProblem::clear() {
   m_dofs = 0;
   m_matrixEntries = 0;
   m_rowEntries = 0;
+  m_rejected = 0;
 }
 
 int ImpactProblem::addBlock(Index size) {
@@ -94,18 +107,19 @@ int ImpactProblem::addBlock(Index size) {
 int ImpactProblem::addDenseBlock(const Eigen::Ref<const MatrixX>& mass, const Eigen::Ref<const VectorX>& velocity) {
   const Index n = mass.rows();
   if (mass.cols() != n || velocity.size() != n || n == 0)
-    throw InputError(ErrorCode::DimensionMismatch, "dense block: mass is " + std::to_string(mass.rows()) + "x" +
-                                                       std::to_string(mass.cols()) + ", velocity has " +
-                                                       std::to_string(velocity.size()) + " entries");
-  if (!allFinite(mass)) throw InputError(ErrorCode::NonFiniteMass, "dense block mass matrix");
-  if (!velocity.allFinite()) throw InputError(ErrorCode::NonFiniteVelocity, "dense block velocity");
+    return reject(ErrorCode::DimensionMismatch, [&] {
+      return "dense block: mass is " + std::to_string(mass.rows()) + "x" + std::to_string(mass.cols()) +
+             ", velocity has " + std::to_string(velocity.size()) + " entries";
+    });
+  if (!allFinite(mass)) return reject(ErrorCode::NonFiniteMass, [] { return "dense block mass matrix"; });
+  if (!velocity.allFinite()) return reject(ErrorCode::NonFiniteVelocity, [] { return "dense block velocity"; });
   const Scalar scale = mass.cwiseAbs().maxCoeff();
   if (!((mass - mass.transpose()).cwiseAbs().maxCoeff() <= 1e-12 * scale))
-    throw InputError(ErrorCode::MassNotPositiveDefinite, "dense block mass matrix is not symmetric");
+    return reject(ErrorCode::MassNotPositiveDefinite, [] { return "dense block mass matrix is not symmetric"; });
   const MatrixX symmetric = 0.5 * (mass + mass.transpose());
   Eigen::LLT<MatrixX> llt(symmetric);
   if (llt.info() != Eigen::Success || !(llt.matrixLLT().diagonal().minCoeff() > 1e-12 * std::sqrt(scale)))
-    throw InputError(ErrorCode::MassNotPositiveDefinite, "dense block mass matrix has no Cholesky factor");
+    return reject(ErrorCode::MassNotPositiveDefinite, [] { return "dense block mass matrix has no Cholesky factor"; });
   MatrixX inverse = llt.solve(MatrixX::Identity(n, n));
   inverse = 0.5 * (inverse + inverse.transpose()).eval();
   const int id = addBlock(n);
@@ -127,14 +141,17 @@ int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
       finite = finite && std::isfinite(raw(r, c));
       asymmetry = std::max(asymmetry, std::abs(raw(r, c) - raw(c, r)));
     }
-  if (!finite) throw InputError(ErrorCode::NonFiniteMass, "rigid body inverse mass or inverse inertia");
+  if (!finite) return reject(ErrorCode::NonFiniteMass, [] { return "rigid body inverse mass or inverse inertia"; });
   if (!(body.inverseMass > 0))
-    throw InputError(ErrorCode::NonPositiveMass,
-                     "rigid body inverse mass " + std::to_string(body.inverseMass) + " (dynamic bodies need 0 < m < inf)");
+    return reject(ErrorCode::NonPositiveMass, [&] {
+      return "rigid body inverse mass " + std::to_string(body.inverseMass) + " (dynamic bodies need 0 < m < inf)";
+    });
   if (!body.linearVelocity.allFinite() || !body.angularVelocity.allFinite())
-    throw InputError(ErrorCode::NonFiniteVelocity, "rigid body velocity");
-  checkFactor(body.linearFactor, "linear");
-  checkFactor(body.angularFactor, "angular");
+    return reject(ErrorCode::NonFiniteVelocity, [] { return "rigid body velocity"; });
+  if (!lockedOrFree(body.linearFactor))
+    return reject(ErrorCode::FractionalFactor, [&] { return describeFractionalFactor(body.linearFactor, "linear"); });
+  if (!lockedOrFree(body.angularFactor))
+    return reject(ErrorCode::FractionalFactor, [&] { return describeFractionalFactor(body.angularFactor, "angular"); });
   const Matrix3 inverseInertia = 0.5 * (raw + raw.transpose());
   const Scalar inertiaScale = inverseInertia.cwiseAbs().maxCoeff();
   const bool free = body.linearFactor == Vector3::Ones() && body.angularFactor == Vector3::Ones();
@@ -153,7 +170,8 @@ int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
     return pushRigidBlock(body, inverseInertia, inertia);
   if (asymmetry > 1e-9 * inertiaScale ||
       Eigen::SelfAdjointEigenSolver<Matrix3>(inverseInertia).eigenvalues().minCoeff() < -1e-12 * inertiaScale)
-    throw InputError(ErrorCode::NonPositiveMass, "rigid body inverse inertia is not symmetric positive semi-definite");
+    return reject(ErrorCode::NonPositiveMass,
+                  [] { return "rigid body inverse inertia is not symmetric positive semi-definite"; });
 
   // Locking axes is a bilateral constraint C ω = 0; the admissible metric is
   // I⁻¹ − I⁻¹Cᵀ(C I⁻¹ Cᵀ)⁺ C I⁻¹, which equals S (SᵀIS)⁻¹ Sᵀ when I⁻¹ is
@@ -198,26 +216,34 @@ Index ImpactProblem::appendCoefficients(const Scalar* coefficients, Index count)
   return offset;
 }
 
-RowLayout ImpactProblem::makeRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
-                                 const Eigen::Ref<const VectorX>& coefficientsB, const char* what) {
-  const auto checkTerm = [&](int block, const Eigen::Ref<const VectorX>& c) {
+bool ImpactProblem::checkRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
+                             const Eigen::Ref<const VectorX>& coefficientsB, const char* what) {
+  const auto termIsGood = [&](int block, const Eigen::Ref<const VectorX>& c) {
     if (block < 0 || block >= blockCount())
-      throw InputError(ErrorCode::BadBlockIndex, std::string(what) + " references block " + std::to_string(block));
+      return fail(ErrorCode::BadBlockIndex,
+                  [&] { return std::string(what) + " references block " + std::to_string(block); });
     if (c.size() != m_blocks[static_cast<std::size_t>(block)].size)
-      throw InputError(ErrorCode::DimensionMismatch, std::string(what) + " coefficients have " +
-                                                         std::to_string(c.size()) + " entries for a block of " +
-                                                         std::to_string(m_blocks[static_cast<std::size_t>(block)].size));
-    if (!c.allFinite()) throw InputError(ErrorCode::NonFiniteRow, what);
+      return fail(ErrorCode::DimensionMismatch, [&] {
+        return std::string(what) + " coefficients have " + std::to_string(c.size()) + " entries for a block of " +
+               std::to_string(m_blocks[static_cast<std::size_t>(block)].size);
+      });
+    if (!c.allFinite()) return fail(ErrorCode::NonFiniteRow, [&] { return std::string(what); });
+    return true;
   };
-  checkTerm(blockA, coefficientsA);
+  if (!termIsGood(blockA, coefficientsA)) return false;
   Scalar normSquared = coefficientsA.squaredNorm();
   if (blockB != kNoBlock) {
-    checkTerm(blockB, coefficientsB);
+    if (!termIsGood(blockB, coefficientsB)) return false;
     if (blockB == blockA)
-      throw InputError(ErrorCode::BadBlockIndex, std::string(what) + " names the same block twice");
+      return fail(ErrorCode::BadBlockIndex, [&] { return std::string(what) + " names the same block twice"; });
     normSquared += coefficientsB.squaredNorm();
   }
-  if (!(normSquared > 0)) throw InputError(ErrorCode::ZeroNormRow, what);
+  if (!(normSquared > 0)) return fail(ErrorCode::ZeroNormRow, [&] { return std::string(what); });
+  return true;
+}
+
+RowLayout ImpactProblem::makeRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
+                                 const Eigen::Ref<const VectorX>& coefficientsB) {
 
   RowLayout row;
   row.terms[0].block = blockA;
@@ -232,15 +258,16 @@ RowLayout ImpactProblem::makeRow(int blockA, const Eigen::Ref<const VectorX>& co
 int ImpactProblem::addContactRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
                                  const Eigen::Ref<const VectorX>& coefficientsB, Scalar restitution, Scalar bias,
                                  std::uint64_t canonicalKey) {
-  checkContactData(restitution, bias);
-  return pushContact(makeRow(blockA, coefficientsA, blockB, coefficientsB, "contact row"), restitution, bias,
-                     canonicalKey);
+  if (!checkContactData(restitution, bias) || !checkRow(blockA, coefficientsA, blockB, coefficientsB, "contact row"))
+    return kRejected;
+  return pushContact(makeRow(blockA, coefficientsA, blockB, coefficientsB), restitution, bias, canonicalKey);
 }
 
-void ImpactProblem::checkContactData(Scalar restitution, Scalar bias) const {
+bool ImpactProblem::checkContactData(Scalar restitution, Scalar bias) {
   if (!(restitution >= 0 && restitution <= 1))
-    throw InputError(ErrorCode::RestitutionOutOfRange, "contact restitution " + std::to_string(restitution));
-  if (!std::isfinite(bias)) throw InputError(ErrorCode::NonFiniteRow, "contact bias");
+    return fail(ErrorCode::RestitutionOutOfRange, [&] { return "contact restitution " + std::to_string(restitution); });
+  if (!std::isfinite(bias)) return fail(ErrorCode::NonFiniteRow, [] { return "contact bias"; });
+  return true;
 }
 
 int ImpactProblem::pushContact(RowLayout row, Scalar restitution, Scalar bias, std::uint64_t canonicalKey) {
@@ -252,8 +279,12 @@ int ImpactProblem::pushContact(RowLayout row, Scalar restitution, Scalar bias, s
 }
 
 void ImpactProblem::setRestingSpeed(int i, Scalar speed) {
-  if (!(speed >= 0) || !std::isfinite(speed))
-    throw InputError(ErrorCode::NonFiniteRow, "resting speed " + std::to_string(speed) + " (must be finite and >= 0)");
+  if (!(speed >= 0) || !std::isfinite(speed)) {
+    // Recorded, the contact keeps the default 0: every approach counts.
+    reject(ErrorCode::NonFiniteRow,
+           [&] { return "resting speed " + std::to_string(speed) + " (must be finite and >= 0)"; });
+    return;
+  }
   m_contacts[static_cast<std::size_t>(i)].restingSpeed = speed;
 }
 
@@ -261,22 +292,25 @@ int ImpactProblem::addRigidContact(int bodyA, int bodyB, const Vector3& normalOn
                                    const Vector3& offsetB, Scalar restitution, Scalar bias,
                                    std::uint64_t canonicalKey) {
   if (!normalOnB.allFinite() || !offsetA.allFinite() || !offsetB.allFinite())
-    throw InputError(ErrorCode::NonFiniteRow, "rigid contact normal or offset");
-  if (!(normalOnB.norm() > 1e-9)) throw InputError(ErrorCode::ZeroNormRow, "rigid contact normal");
+    return reject(ErrorCode::NonFiniteRow, [] { return "rigid contact normal or offset"; });
+  if (!(normalOnB.norm() > 1e-9)) return reject(ErrorCode::ZeroNormRow, [] { return "rigid contact normal"; });
   if (bodyA == kNoBlock && bodyB == kNoBlock)
-    throw InputError(ErrorCode::BadBlockIndex, "rigid contact between two non-dynamic bodies");
-  checkContactData(restitution, bias);
-  const auto checkRigid = [&](int block) {
+    return reject(ErrorCode::BadBlockIndex, [] { return "rigid contact between two non-dynamic bodies"; });
+  if (!checkContactData(restitution, bias)) return kRejected;
+  const auto rigidIsGood = [&](int block) {
+    if (block == kNoBlock) return true;
     if (block < 0 || block >= blockCount())
-      throw InputError(ErrorCode::BadBlockIndex, "rigid contact references block " + std::to_string(block));
+      return fail(ErrorCode::BadBlockIndex, [&] { return "rigid contact references block " + std::to_string(block); });
     if (m_blocks[static_cast<std::size_t>(block)].size != 6)
-      throw InputError(ErrorCode::DimensionMismatch, "rigid contact on a block of " +
-                                                         std::to_string(m_blocks[static_cast<std::size_t>(block)].size) +
-                                                         " dofs (rigid bodies have 6)");
+      return fail(ErrorCode::DimensionMismatch, [&] {
+        return "rigid contact on a block of " + std::to_string(m_blocks[static_cast<std::size_t>(block)].size) +
+               " dofs (rigid bodies have 6)";
+      });
+    return true;
   };
-  if (bodyA != kNoBlock) checkRigid(bodyA);
-  if (bodyB != kNoBlock) checkRigid(bodyB);
-  if (bodyA == bodyB) throw InputError(ErrorCode::BadBlockIndex, "contact row names the same block twice");
+  if (!rigidIsGood(bodyA) || !rigidIsGood(bodyB)) return kRejected;
+  if (bodyA == bodyB)
+    return reject(ErrorCode::BadBlockIndex, [] { return "contact row names the same block twice"; });
   // Written straight into the row storage: the generic addContactRow checks
   // and copies through dynamic vectors, 12 % of the core chain's instructions.
   const Vector3 n = normalOnB.normalized();
@@ -300,7 +334,8 @@ int ImpactProblem::addRigidContact(int bodyA, int bodyB, const Vector3& normalOn
 
 int ImpactProblem::addBilateralRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
                                    const Eigen::Ref<const VectorX>& coefficientsB) {
-  RowLayout row = makeRow(blockA, coefficientsA, blockB, coefficientsB, "bilateral row");
+  if (!checkRow(blockA, coefficientsA, blockB, coefficientsB, "bilateral row")) return kRejected;
+  RowLayout row = makeRow(blockA, coefficientsA, blockB, coefficientsB);
   row.canonicalKey = static_cast<std::uint64_t>(m_bilaterals.size());
   m_bilaterals.push_back(row);
   return static_cast<int>(m_bilaterals.size()) - 1;

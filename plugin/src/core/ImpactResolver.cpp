@@ -19,28 +19,35 @@
 #include "propimpact/core/Errors.h"
 
 namespace propimpact {
+
+const char* optionsError(const ResolveOptions& o) {
+  static_assert(detail::kSmallCapacity == 64, "the message below names the limit");
+  if (o.reflectionCap < 0) return "reflectionCap must be >= 0";
+  if (!(o.feasibilityTolerance >= 0 && o.feasibilityTolerance < 1)) return "feasibilityTolerance must be in [0, 1)";
+  if (!(o.tieTolerance > 0 && o.tieTolerance < 1)) return "tieTolerance must be in (0, 1)";
+  if (!(o.duplicateTolerance >= 0 && o.duplicateTolerance < 1)) return "duplicateTolerance must be in [0, 1)";
+  if (!(o.certificateTolerance >= 0 && o.certificateTolerance < 1)) return "certificateTolerance must be in [0, 1)";
+  if (o.analysisContactLimit < 0 || o.analysisContactLimit > detail::kSmallCapacity)
+    return "analysisContactLimit must be in [0, 64]";
+  if (o.enumerationContactLimit < 0) return "enumerationContactLimit must be >= 0";
+  if (o.enumerationNodeCap < 0) return "enumerationNodeCap must be >= 0";
+  if (o.plasticDenseLimit < 0) return "plasticDenseLimit must be >= 0";
+  if (!(o.plasticIterativeTolerance > 0)) return "plasticIterativeTolerance must be > 0";
+  if (o.plasticIterativeSweepCap < 1) return "plasticIterativeSweepCap must be >= 1";
+  return nullptr;
+}
+
 namespace {
 
 void checkOptions(const ResolveOptions& o) {
-  const auto bad = [](const std::string& what) { throw InputError(ErrorCode::BadOption, what); };
-  if (o.reflectionCap < 0) bad("reflectionCap must be >= 0");
-  if (!(o.feasibilityTolerance >= 0 && o.feasibilityTolerance < 1)) bad("feasibilityTolerance must be in [0, 1)");
-  if (!(o.tieTolerance > 0 && o.tieTolerance < 1)) bad("tieTolerance must be in (0, 1)");
-  if (!(o.duplicateTolerance >= 0 && o.duplicateTolerance < 1)) bad("duplicateTolerance must be in [0, 1)");
-  if (!(o.certificateTolerance >= 0 && o.certificateTolerance < 1)) bad("certificateTolerance must be in [0, 1)");
-  if (o.analysisContactLimit < 0 || o.analysisContactLimit > detail::kSmallCapacity)
-    bad("analysisContactLimit must be in [0, " + std::to_string(detail::kSmallCapacity) + "]");
-  if (o.enumerationContactLimit < 0) bad("enumerationContactLimit must be >= 0");
-  if (o.enumerationNodeCap < 0) bad("enumerationNodeCap must be >= 0");
-  if (o.plasticDenseLimit < 0) bad("plasticDenseLimit must be >= 0");
-  if (!(o.plasticIterativeTolerance > 0)) bad("plasticIterativeTolerance must be > 0");
-  if (o.plasticIterativeSweepCap < 1) bad("plasticIterativeSweepCap must be >= 1");
+  if (const char* what = optionsError(o)) throw InputError(ErrorCode::BadOption, what);
 }
 
 void resetResult(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result) {
   result.sequence.clear();
   result.reflections = 0;
   result.capHit = false;
+  result.capForeseen = false;
   result.fallback = Fallback::None;
   result.plasticMethod = PlasticMethod::NotNeeded;
   result.plasticResidual = 0;
@@ -279,6 +286,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   clock.lap(result.stageSeconds.analysis);
   if (p.capHit) {
     result.capHit = true;
+    result.capForeseen = p.capForeseen;
     result.fallback = s.plastic.settleCapped(context, s.v0.data(), s.velocity.data(), s.elasticImpulse.data(), &result);
   }
   s.blendOutcome(context, result);

@@ -1,5 +1,6 @@
 #include "Propagation.h"
 
+
 namespace propimpact::detail {
 
 void Propagator::refresh(const ContactRows& rows, const OrderingRule& rule, Scalar threshold, int r) {
@@ -17,6 +18,7 @@ Propagation Propagator::run(const ContactRows& rows, const OrderingRule& rule, S
   m_queue.reset(rows.size());
   m_reflections.assign(rows.size(), 0);
   m_speed.resize(rows.size());
+  m_forecast.reserve(rows.size());
   m_reached.assign(rows.size(), growFromSeeds ? 0 : 1);
   for (const int r : rows.active()) {
     if (growFromSeeds && !rows[static_cast<std::size_t>(r)].seed) continue;
@@ -24,10 +26,22 @@ Propagation Propagator::run(const ContactRows& rows, const OrderingRule& rule, S
     m_speed[static_cast<std::size_t>(r)] = rows.velocity(r, velocity);
     refresh(rows, rule, threshold, r);
   }
+  // The first look at whether the propagation can end within the cap comes
+  // after a few reflections per row (a cradle's needs one), then at every doubling.
+  std::int64_t nextForecast = kForecastStart + kForecastPerRow * static_cast<std::int64_t>(rows.active().size());
   while (!m_queue.empty()) {
     if (result.reflections >= cap) {
       result.capHit = true;
       break;
+    }
+    if (result.reflections == nextForecast) {
+      nextForecast *= 2;
+      if (m_forecast.missesCap(rows, rule, growFromSeeds, velocity, lambda, m_reached, m_reflections,
+                               result.reflections, threshold, cap - result.reflections)) {
+        result.capHit = true;
+        result.capForeseen = true;
+        break;
+      }
     }
     const int c = m_queue.top();
     const Row& row = rows[static_cast<std::size_t>(c)];

@@ -7,11 +7,17 @@
 // every touching contact is feasible (SPEC Correction 1). A reflection keeps
 // the kinetic inner product (Lemma 5), so energy is conserved to round-off.
 // Two contacts end within ⌈π/γ⌉ reflections (Thm 1); for more there is no
-// proof, hence the cap (the plastic stage settles a capped state).
+// proof, hence the cap (the plastic stage settles a capped state). Contacts
+// that keep the propagation bouncing between them with so small a wedge
+// angle that Thm 1's count exceeds what the cap leaves (a hinged box resting
+// on its neighbour's face, any clamp) are found by replaying the propagation
+// in row space (CapForecast.h); when the replay runs past the cap the
+// propagation stops there, long before the cap, with the cap's fallback.
 
 #include <cstdint>
 #include <vector>
 
+#include "CapForecast.h"
 #include "ContactRows.h"
 #include "OrderingQueue.h"
 
@@ -20,8 +26,15 @@ namespace propimpact::detail {
 /// How a propagation ended.
 struct Propagation {
   std::int64_t reflections = 0;
-  bool capHit = false;
+  bool capHit = false;       ///< stopped at the cap, or before it with capForeseen.
+  bool capForeseen = false;  ///< a pair of rows would have needed more than the cap left.
 };
+
+/// When the propagation looks for a pair that cannot end: after
+/// kForecastStart + kForecastPerRow × (active rows) reflections, then at every
+/// doubling.
+constexpr std::int64_t kForecastStart = 64;
+constexpr std::int64_t kForecastPerRow = 8;
 
 /// Runs propagations; owns the queue and the per-row speeds.
 class Propagator {
@@ -42,6 +55,7 @@ class Propagator {
   std::vector<std::int64_t> m_reflections;
   std::vector<char> m_reached;
   OrderingQueue m_queue;
+  CapForecast m_forecast;
 };
 
 }  // namespace propimpact::detail

@@ -25,11 +25,15 @@
 /// btMultiBodyConstraint, with no second restitution; impact contacts that
 /// separate are left out of it, those that stay get ERP 0, approaching
 /// speculative points are left out so bodies arrive and are reflected.
-/// Reflecting impacts (restitution > 0) are located to the nearer step
-/// boundary: a pair not yet touching whose gap this step's motion closes in
-/// the step's first half is reflected now (its gap from Bullet's speculative point, or from Bullet's
-/// closest-point query when its manifold is empty, as sphere–sphere's is),
-/// otherwise next step, after the overlap.
+/// Reflecting impacts (restitution > 0) are placed inside the step: a pair
+/// not yet touching whose gap this step's motion closes (its gap from
+/// Bullet's speculative point, or from Bullet's closest-point query when its
+/// manifold is empty, as sphere–sphere's is) is resolved by the next pass, at
+/// the fraction of the step where it closed, with two Verlet sub-steps whose
+/// forces come from the two passes' kicks; its bodies are moved to where the
+/// sub-steps end, and the velocity of that one step is corrected by the pass
+/// after (multibody/ImpactTime.h). A pair with a btRigidBody is resolved at
+/// the nearer step boundary instead.
 ///
 /// Where the kick is: btMultiBodyDynamicsWorld adds a multibody's whole
 /// step of gravity and applied forces to its velocity before the solver
@@ -40,6 +44,15 @@
 /// known kick and its contacts are not impact seeds in that pass; a
 /// velocity the application sets between steps is read as kick unless
 /// forgetKick() is called for that body.
+///
+/// Bad input is reported, never thrown inside a step: a multibody or rigid
+/// body with non-finite state, no positive mass, a non-finite applied force
+/// or a mass matrix the core cannot factor is named in
+/// StepReport::rejected and left to Bullet; settings the core would refuse
+/// (a negative reflectionCap, a negative or non-finite restingFactor or
+/// restingFloor) are named there with a null body, and every impact of that
+/// call is left to Bullet's pass; a NaN restitution is a restitution warning
+/// and its contact stays with Bullet's pass.
 ///
 /// Not covered: SolverSettings::impactFriction (multibody impacts are
 /// frictionless; friction at resting contact is Bullet's), btMultiBodyConstraints
@@ -97,6 +110,7 @@ class PropagativeMultiBodySolver : public btMultiBodyConstraintSolver {
   void resolveComponent(int root, btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
                         bullet_detail::MultiBodyRestingPass& resting);
   void noteClampedRestitution();
+  void reportBadSettings(const char* reason);
 
   struct Impl;
   std::unique_ptr<Impl> m_impl;

@@ -18,7 +18,9 @@ struct fmt::formatter<propimpact::ClusterReport> {
                               c.substep, c.bodies.size(), c.contacts.size(), c.reflections, c.energyBefore,
                               c.energyAfter, c.restitution, propimpact::toString(c.certificate));
     if (c.xiComputed) out = fmt::format_to(out, ", xi {:.3g} over {}", c.xi, propimpact::toString(c.xiOrders));
-    if (c.capHit) out = fmt::format_to(out, ", CAP HIT, fallback {}", propimpact::toString(c.fallback));
+    if (c.capHit)
+      out = fmt::format_to(out, ", CAP {}, fallback {}", c.capForeseen ? "FORESEEN" : "HIT",
+                           propimpact::toString(c.fallback));
     if (c.friction != propimpact::FrictionOutcome::NotNeeded)
       out = fmt::format_to(out, ", friction {}", propimpact::toString(c.friction));
     return fmt::format_to(out, ")");

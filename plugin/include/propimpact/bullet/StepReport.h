@@ -50,7 +50,8 @@ struct ClusterReport {
   double xi = 0;                            ///< indeterminacy over xiOrders.
   XiOrderSet xiOrders = XiOrderSet::MostVersusLeast;  ///< the orders ξ is over.
   UniquenessCertificate certificate = UniquenessCertificate::None;  ///< why the outcome is order independent.
-  bool capHit = false;                      ///< reflection cap reached.
+  bool capHit = false;                      ///< reflection cap reached (or foreseen).
+  bool capForeseen = false;                 ///< stopped before the cap, which two clamped contacts could not have met.
   Fallback fallback = Fallback::None;       ///< what ran instead.
   FrictionOutcome friction = FrictionOutcome::NotNeeded;  ///< impact friction: which version stands (ImpactFriction.h).
 };
@@ -101,6 +102,14 @@ struct StepReport {
   std::vector<RejectedBody> rejected;       ///< bodies left out (bad input).
   std::int64_t restingContacts = 0;         ///< contacts handed to the sequential-impulse pass.
   std::int64_t capHits = 0;                 ///< clusters whose propagation hit the cap.
+  /// Non-null when SolverSettings put a resolver option out of its range
+  /// (e.g. a negative reflectionCap): what is wrong. Impacts were then left to
+  /// Bullet's pass for the whole step.
+  const char* settingsError = nullptr;
+  /// Bodies, contacts and joint rows the impact problem refused (a degenerate
+  /// normal, a non-PSD inertia, a zero joint row, a negative resting speed
+  /// from the settings): each was left to Bullet's pass, or took its default.
+  std::int64_t rejectedInputs = 0;
   std::int64_t droppedClusters = 0;         ///< clusters not kept: the report reached SolverSettings::reportClusterCap unread.
   /// Impact contacts whose m_combinedRestitution was outside [0, 1] (Bullet
   /// multiplies the bodies' coefficients, so 1.5 × 1.5 = 2.25): clamped to

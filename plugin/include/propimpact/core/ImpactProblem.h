@@ -15,8 +15,11 @@
 /// every step without heap traffic once capacities have grown.
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
+#include "propimpact/core/Errors.h"
 #include "propimpact/core/Types.h"
 
 namespace propimpact {
@@ -58,11 +61,28 @@ struct RowLayout {
   Scalar restingSpeed = 0;  ///< approach below this (units of J v) is resting, not infeasible.
 };
 
+/// Returned by a builder that rejected its input under InputErrors::Record.
+constexpr int kRejected = -1;
+
+/// How the builders below report invalid input.
+enum class InputErrors {
+  Throw,   ///< throw InputError with the code and a message (the default).
+  Record,  ///< return kRejected (setRestingSpeed: keep 0) and record the code:
+           ///< for callers inside a simulation step, which must not throw.
+};
+
 /// The problem: blocks, velocity, contact rows and bilateral rows.
 class ImpactProblem {
  public:
-  /// Empties the problem, keeping allocated capacity.
+  /// Empties the problem, keeping allocated capacity (and the error mode; the
+  /// rejection count restarts).
   void clear();
+
+  /// Chooses how invalid input is reported (InputErrors).
+  void setInputErrors(InputErrors mode) { m_inputErrors = mode; }
+  /// Under InputErrors::Record: inputs rejected since clear(), and the last one's code.
+  [[nodiscard]] int rejectedCount() const { return m_rejected; }
+  [[nodiscard]] ErrorCode lastError() const { return m_lastError; }
 
   /// Adds a dense block with symmetric positive definite mass matrix \p mass
   /// and velocity \p velocity. Throws InputError if \p mass is not SPD or any
@@ -140,10 +160,17 @@ class ImpactProblem {
   int addBlock(Index size);
   int pushRigidBlock(const RigidBodyInput& body, const Matrix3& angularMetric, const Matrix3& inertia);
   Index appendCoefficients(const Scalar* coefficients, Index count);
-  void checkContactData(Scalar restitution, Scalar bias) const;
+  /// Throws, or records and returns kRejected (InputErrors); \p describe
+  /// builds the message only when it is thrown.
+  int reject(ErrorCode code, const std::function<std::string()>& describe);
+  /// reject(), then false: for checks that answer "is the input good?".
+  bool fail(ErrorCode code, const std::function<std::string()>& describe);
+  bool checkContactData(Scalar restitution, Scalar bias);
   int pushContact(RowLayout row, Scalar restitution, Scalar bias, std::uint64_t canonicalKey);
+  bool checkRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
+                const Eigen::Ref<const VectorX>& coefficientsB, const char* what);
   RowLayout makeRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,
-                    const Eigen::Ref<const VectorX>& coefficientsB, const char* what);
+                    const Eigen::Ref<const VectorX>& coefficientsB);
 
   std::vector<BlockLayout> m_blocks;
   std::vector<Scalar> m_velocity;
@@ -158,6 +185,9 @@ class ImpactProblem {
   Index m_dofs = 0;
   Index m_matrixEntries = 0;
   Index m_rowEntries = 0;
+  InputErrors m_inputErrors = InputErrors::Throw;
+  ErrorCode m_lastError = ErrorCode::BadOption;  // meaningful once m_rejected > 0
+  int m_rejected = 0;
 };
 
 }  // namespace propimpact

@@ -88,7 +88,11 @@ struct ImpactResult {
   Scalar xi = 0;                                   ///< ξ = max ||p_a − p_b||_g / ||p0||_g over xiOrders.
   XiOrderSet xiOrders = XiOrderSet::MostVersusLeast;  ///< the set actually used.
 
-  bool capHit = false;             ///< the reflection cap was reached.
+  bool capHit = false;             ///< the reflection cap was reached, or foreseen (capForeseen).
+  /// The propagation stopped before the cap: two contacts it kept bouncing
+  /// between would on their own have needed more reflections than the cap
+  /// left (a clamp; Propagation.h). The fallback is the cap's.
+  bool capForeseen = false;
   Fallback fallback = Fallback::None;  ///< what ran because of it.
   std::int64_t reflectionCap = 0;  ///< the cap in force.
 

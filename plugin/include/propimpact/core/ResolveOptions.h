@@ -114,4 +114,10 @@ struct ResolveOptions {
   bool timeStages = false;
 };
 
+/// What is wrong with \p options (a fixed message), or nullptr when every
+/// option is in its documented range: ImpactResolver::resolve throws
+/// InputError(BadOption) exactly when this is not null, so a caller that must
+/// not throw (a simulation step) checks once and resolves without a handler.
+const char* optionsError(const ResolveOptions& options);
+
 }  // namespace propimpact

@@ -37,22 +37,47 @@ bool KickMemory::kick(const btMultiBody& body, Scalar* kick) const {
   return true;
 }
 
-void KickMemory::record(const btMultiBody& body) {
+bool KickMemory::previous(const btMultiBody& body, PreviousPass& out) const {
+  const Entry* e = find(&body);
+  if (!e || e->pass + 1 != m_pass || e->dofs != 6 + body.getNumDofs()) return false;
+  const auto n = static_cast<std::size_t>(e->dofs);
+  out.end = m_velocities.data() + e->offset;
+  out.kick = e->kickKnown ? out.end + n : nullptr;
+  out.locate = e->locate;
+  out.forceAtContact = e->located >= 0 ? out.end + 2 * n : nullptr;
+  out.located = e->located;
+  return true;
+}
+
+void KickMemory::record(const btMultiBody& body, const Scalar* kick, Scalar locate, const Scalar* forceAtContact,
+                        Scalar located) {
   const int dofs = 6 + body.getNumDofs();
   auto at = std::lower_bound(m_entries.begin(), m_entries.end(), &body,
                              [](const Entry& e, const btMultiBody* b) { return before(e.body, b); });
-  if (at == m_entries.end() || at->body != &body) at = m_entries.insert(at, Entry{&body, 0, 0, 0});
+  if (at == m_entries.end() || at->body != &body) {
+    Entry fresh;
+    fresh.body = &body;
+    at = m_entries.insert(at, fresh);
+  }
+  const auto n = static_cast<std::size_t>(dofs);
   if (at->dofs != dofs) {
     // A new slot; slots of bodies gone stale are reclaimed by compaction below.
     at->offset = m_velocities.size();
     at->dofs = dofs;
-    m_velocities.resize(m_velocities.size() + static_cast<std::size_t>(dofs));
+    m_velocities.resize(m_velocities.size() + 3 * n);
   }
   at->pass = m_pass;
+  at->kickKnown = kick != nullptr;
+  at->locate = locate;
+  at->located = forceAtContact ? located : -1;
+  Scalar* slot = m_velocities.data() + at->offset;
   const btScalar* v = body.getVelocityVector();
   const btScalar* pending = body.getDeltaVelocityVector();  // applied by the world after the pass
-  for (int k = 0; k < dofs; ++k)
-    m_velocities[at->offset + static_cast<std::size_t>(k)] = Scalar(v[k]) + Scalar(pending[k]);
+  for (std::size_t k = 0; k < n; ++k) {
+    slot[k] = Scalar(v[k]) + Scalar(pending[k]);
+    slot[n + k] = kick ? kick[k] : 0;
+    slot[2 * n + k] = forceAtContact ? forceAtContact[k] : 0;
+  }
 }
 
 void KickMemory::forget(const btMultiBody* body) {
@@ -68,7 +93,7 @@ void KickMemory::beginPass() {
   // world whose bodies come and go does not grow this memory.
   std::size_t used = 0;
   for (const Entry& e : m_entries)
-    if (e.pass + 1 >= m_pass) used += static_cast<std::size_t>(e.dofs);
+    if (e.pass + 1 >= m_pass) used += 3 * static_cast<std::size_t>(e.dofs);
   if (2 * used >= m_velocities.size()) return;
   std::vector<Scalar> compact;
   compact.reserve(used);
@@ -77,7 +102,7 @@ void KickMemory::beginPass() {
     if (e.pass + 1 < m_pass) continue;
     const std::size_t offset = compact.size();
     compact.insert(compact.end(), m_velocities.begin() + static_cast<std::ptrdiff_t>(e.offset),
-                   m_velocities.begin() + static_cast<std::ptrdiff_t>(e.offset + static_cast<std::size_t>(e.dofs)));
+                   m_velocities.begin() + static_cast<std::ptrdiff_t>(e.offset + 3 * static_cast<std::size_t>(e.dofs)));
     e.offset = offset;
     m_entries[kept++] = e;
   }

@@ -29,6 +29,15 @@
 // the application sets between steps (setJointVel, setBaseVel) is read as
 // kick; call PropagativeMultiBodySolver::forgetKick for that body.
 //
+// An impact inside the step generalises this (ImpactTime.h): at a fraction s
+// of the step the impact sees v_mid + ½ s (Δv_free + dt a(q_c)) (eq. 2), which
+// is v_mid at s = 0, and the step ends as two Verlet sub-steps. For that the
+// memory also carries from one pass to the next each multibody's kick of the
+// recorded pass, the fraction of that pass's step at which one of its
+// contacts was found to close (resolved by the next pass), and, for an
+// impact so resolved, the force it took at the step's end (corrected by the
+// next pass, once Bullet has computed the force where the bodies went).
+//
 // The Zeno threshold (SPEC §7) follows: this step's free change at a contact
 // is J Δv_free (and each body's point kick), the same quantity the rigid
 // solver reads from the forces, so "approaching faster than the step's
@@ -43,15 +52,30 @@
 
 namespace propimpact::bullet_detail {
 
-/// Each multibody's velocity at the end of the previous solver pass.
+/// What the previous pass left for a multibody, all in its 6 + n coordinates.
+struct PreviousPass {
+  const Scalar* end = nullptr;             ///< v + m_deltaV at its end: the velocity Bullet drifted with
+  const Scalar* kick = nullptr;            ///< its Δv_free; null when it had none
+  Scalar locate = -1;                      ///< ≥ 0: a contact found closing this far into its step
+  const Scalar* forceAtContact = nullptr;  ///< dt a(q_c) of an impact it resolved inside its step, or null
+  Scalar located = -1;                     ///< that impact's fraction s
+};
+
+/// Each multibody's velocity at the end of the previous solver pass, and
+/// what an impact inside the step carries over (ImpactTime.h).
 class KickMemory {
  public:
   /// A new solver pass (one per Bullet substep).
   void beginPass();
   /// Δv_free of \p body in its 6 + n coordinates into \p kick; false when unknown.
   bool kick(const btMultiBody& body, Scalar* kick) const;
-  /// After Bullet's pass: records v + m_deltaV of \p body for the next pass.
-  void record(const btMultiBody& body);
+  /// What the previous pass recorded for \p body; false when nothing (as kick()).
+  bool previous(const btMultiBody& body, PreviousPass& out) const;
+  /// After Bullet's pass: records v + m_deltaV of \p body for the next pass,
+  /// with this pass's \p kick (null if unknown), a contact's fraction \p locate
+  /// (< 0: none), and an in-step impact's \p forceAtContact (null: none) at \p located.
+  void record(const btMultiBody& body, const Scalar* kick, Scalar locate, const Scalar* forceAtContact,
+              Scalar located);
   /// Drops what is known of \p body (its next pass has no known kick).
   void forget(const btMultiBody* body);
 
@@ -60,7 +84,10 @@ class KickMemory {
     const btMultiBody* body = nullptr;
     std::uint64_t pass = 0;
     int dofs = 0;
-    std::size_t offset = 0;  // into m_velocities
+    std::size_t offset = 0;  // into m_velocities: end, kick and force at contact, dofs each
+    bool kickKnown = false;
+    Scalar locate = -1;
+    Scalar located = -1;
   };
   [[nodiscard]] const Entry* find(const btMultiBody* body) const;
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "../Conversions.h"
-#include "propimpact/core/Errors.h"
+#include "InputChecks.h"
 
 namespace propimpact::bullet_detail {
 
@@ -30,7 +30,7 @@ bool MultiBodyCluster::components(const MultiBodyGroup& group, btTypedConstraint
   return true;
 }
 
-bool MultiBodyCluster::addMultiBodyBlock(GroupBlock& b, MultiBodyGroup& group, ImpactProblem& problem) {
+bool MultiBodyCluster::addMultiBodyBlock(GroupBlock& b, ImpactProblem& problem) {
   btMultiBody* mb = b.multiBody;
   const int all = 6 + mb->getNumDofs();
   m_force.resize(all);
@@ -48,12 +48,8 @@ bool MultiBodyCluster::addMultiBodyBlock(GroupBlock& b, MultiBodyGroup& group, I
   if (llt.info() != Eigen::Success) return false;
   m_mass = llt.solve(MatrixX::Identity(b.dofs, b.dofs));
   m_mass = 0.5 * (m_mass + m_mass.transpose()).eval();
-  m_velocity = Eigen::Map<const VectorX>(group.mid(b), b.dofs);
-  try {
-    b.block = problem.addDenseBlock(m_mass, m_velocity);
-  } catch (const InputError&) {
-    return false;
-  }
+  if (!denseBlockAccepted(m_mass, m_velocity)) return false;  // m_velocity: set by build
+  b.block = problem.addDenseBlock(m_mass, m_velocity);
   return true;
 }
 
@@ -86,27 +82,43 @@ void MultiBodyCluster::addContacts(int root, MultiBodyGroup& group, ImpactProble
       std::swap(blockA, blockB);
       m_rowA.swap(m_rowB);
     }
-    const Scalar restitution = std::clamp<Scalar>(c.point->m_combinedRestitution, 0, 1);
-    try {
-      c.contact = problem.addContactRow(blockA, m_rowA, blockB, m_rowB, restitution, c.bias, c.key);
-    } catch (const InputError&) {
-      continue;  // e.g. a zero row: a point on a fixed base, which no dof moves
-    }
+    const Scalar restitution = std::clamp<Scalar>(c.point->m_combinedRestitution, 0, 1);  // NaN stays NaN
+    // A zero row (a point on a fixed base, which no dof moves) or a NaN
+    // restitution (reported as a restitution warning) stays with Bullet's pass.
+    if (!contactRowAccepted(m_rowA, m_rowB, restitution, c.bias, c.restingSpeed)) continue;
+    c.contact = problem.addContactRow(blockA, m_rowA, blockB, m_rowB, restitution, c.bias, c.key);
     problem.setSeed(c.contact, c.seed);
     problem.setRestingSpeed(c.contact, c.restingSpeed);
   }
 }
 
+Scalar MultiBodyCluster::located(int root, const MultiBodyGroup& group) {
+  Scalar s = -1;
+  for (std::size_t i = 0; i < group.blocks.size(); ++i) {
+    const GroupBlock& b = group.blocks[i];
+    if (!b.usable || m_sets.find(static_cast<int>(i)) != root) continue;
+    if (!b.multiBody || !b.previousKnown) return -1;
+    if (b.located >= 0) s = s < 0 ? b.located : std::min(s, b.located);
+  }
+  return s;
+}
+
 void MultiBodyCluster::build(int root, MultiBodyGroup& group, btTypedConstraint** constraints, int numConstraints,
-                             const btContactSolverInfo& info, ImpactProblem& problem) {
+                             const btContactSolverInfo& info, ImpactTime& time, ImpactProblem& problem) {
   problem.clear();
   m_blockOfProblem.clear();
+  m_located = located(root, group);
   for (std::size_t i = 0; i < group.blocks.size(); ++i) {
     GroupBlock& b = group.blocks[i];
     b.block = kNoBlock;
     if (!b.usable || m_sets.find(static_cast<int>(i)) != root) continue;
     if (b.multiBody) {
-      if (!addMultiBodyBlock(b, group, problem)) b.block = kNoBlock;  // Bullet's pass only
+      m_velocity = Eigen::Map<const VectorX>(group.mid(b), b.dofs);
+      if (m_located >= 0) time.atContact(group, b, m_located, m_velocity.data());
+      if (!addMultiBodyBlock(b, problem)) {
+        b.block = kNoBlock;  // Bullet's pass only
+        group.reportRejected(b, "mass matrix not positive definite");
+      }
     } else {
       RigidBodyInput input;
       const btRigidBody* rb = b.rigidBody;
@@ -119,10 +131,12 @@ void MultiBodyCluster::build(int root, MultiBodyGroup& group, btTypedConstraint*
       input.angularVelocity = Vector3(mid[3], mid[4], mid[5]);
       input.linearFactor = toEigen(rb->getLinearFactor());
       input.angularFactor = toEigen(rb->getAngularFactor());
-      try {
+      if (!input.linearVelocity.allFinite() || !input.angularVelocity.allFinite()) {
+        group.reportRejected(b, "non-finite velocity");
+      } else if (!inverseInertiaAccepted(input.inverseInertiaWorld)) {
+        group.reportRejected(b, "inertia not positive semi-definite");
+      } else {
         b.block = problem.addRigidBody(input);
-      } catch (const InputError&) {
-        b.block = kNoBlock;
       }
     }
     if (b.block != kNoBlock) m_blockOfProblem.push_back(static_cast<int>(i));
@@ -162,30 +176,45 @@ ContactReport contactReport(const GroupContact& c, const ImpactResult& r, Scalar
 
 }  // namespace
 
+// A located block's velocity becomes eq. 3's whether the impact changed it
+// or not (the sub-steps replace Bullet's step); otherwise the change is added.
+void MultiBodyCluster::writeBlock(GroupBlock& b, const VectorX& after, const VectorX& delta, MultiBodyGroup& group,
+                                  ImpactTime& time) {
+  Scalar* now = group.now(b);
+  Scalar* mid = group.mid(b);
+  m_change = delta;
+  if (m_located >= 0) {
+    m_after.resize(b.dofs);
+    time.afterImpact(group, b, after.data(), m_after.data());
+    m_change = m_after - Eigen::Map<const VectorX>(now, b.dofs);
+  }
+  for (int k = 0; k < b.dofs; ++k) {
+    now[k] += m_change[k];
+    mid[k] += m_change[k];
+  }
+  if (b.multiBody) {
+    const int all = 6 + b.multiBody->getNumDofs();
+    m_delta.resize(all);
+    for (int j = 0; j < all; ++j) m_delta[j] = 0;
+    for (int k = 0; k < b.dofs; ++k) m_delta[b.firstDof + k] = static_cast<btScalar>(m_change[k]);
+    b.multiBody->applyDeltaVeeMultiDof(&m_delta[0], 1);
+  } else {
+    b.rigidBody->setLinearVelocity(toBullet(Vector3(now[0], now[1], now[2])));
+    b.rigidBody->setAngularVelocity(toBullet(Vector3(now[3], now[4], now[5])));
+  }
+}
+
 std::size_t MultiBodyCluster::writeBack(const ImpactProblem& problem, const ImpactResult& r, MultiBodyGroup& group,
-                                 ContactHistory& history, MultiBodyRestingPass& resting, ClusterReport* report) {
+                                        ContactHistory& history, MultiBodyRestingPass& resting, ImpactTime& time,
+                                        ClusterReport* report) {
   for (int blk = 0; blk < problem.blockCount(); ++blk) {
     const BlockLayout& layout = problem.block(blk);
-    const VectorX delta = r.velocity.segment(layout.velocityOffset, layout.size) -
-                          Eigen::Map<const VectorX>(problem.velocityData() + layout.velocityOffset, layout.size);
-    if (delta.isZero(0)) continue;
+    const VectorX after = r.velocity.segment(layout.velocityOffset, layout.size);
+    const VectorX delta = after - Eigen::Map<const VectorX>(problem.velocityData() + layout.velocityOffset, layout.size);
+    if (delta.isZero(0) && m_located < 0) continue;
     GroupBlock& b = group.blocks[static_cast<std::size_t>(m_blockOfProblem[static_cast<std::size_t>(blk)])];
-    Scalar* now = group.now(b);
-    Scalar* mid = group.mid(b);
-    for (Index k = 0; k < layout.size; ++k) {
-      now[k] += delta[k];
-      mid[k] += delta[k];
-    }
-    if (b.multiBody) {
-      const int all = 6 + b.multiBody->getNumDofs();
-      m_delta.resize(all);
-      for (int j = 0; j < all; ++j) m_delta[j] = 0;
-      for (int k = 0; k < b.dofs; ++k) m_delta[b.firstDof + k] = static_cast<btScalar>(delta[k]);
-      b.multiBody->applyDeltaVeeMultiDof(&m_delta[0], 1);
-    } else {
-      b.rigidBody->setLinearVelocity(toBullet(Vector3(now[0], now[1], now[2])));
-      b.rigidBody->setAngularVelocity(toBullet(Vector3(now[3], now[4], now[5])));
-    }
+    writeBlock(b, after, delta, group, time);
+    if (delta.isZero(0)) continue;
     b.impacted = true;
     if (report) report->bodies.push_back(b.reportObject);
   }

@@ -13,6 +13,7 @@
 
 #include "../Conversions.h"
 #include "../BodyChecks.h"
+#include "ImpactTime.h"
 #include "MultiBodyRestingPass.h"
 
 namespace propimpact::bullet_detail {
@@ -91,6 +92,9 @@ void MultiBodyGroup::gatherBodies(btCollisionObject** objects, int count, Scalar
   m_now.clear();
   m_mid.clear();
   m_kick.clear();
+  m_fullKicks.clear();
+  m_previousEnd.clear();
+  m_previousKick.clear();
   for (int i = 0; i < count; ++i) {
     if (btMultiBodyLinkCollider* link = btMultiBodyLinkCollider::upcast(objects[i])) {
       if (link->m_multiBody && blockOf(link->m_multiBody) == -2) addMultiBody(link->m_multiBody, kicks, settings, report);
@@ -117,12 +121,16 @@ bool MultiBodyGroup::addMultiBody(btMultiBody* mb, const KickMemory& kicks, cons
   m_now.resize(b.offset + dofs, 0);
   m_mid.resize(b.offset + dofs, 0);
   m_kick.resize(b.offset + dofs, 0);
-  m_fullKick.resize(static_cast<std::size_t>(6 + mb->getNumDofs()));
-  b.kickKnown = b.usable && kicks.kick(*mb, m_fullKick.data());
+  m_previousEnd.resize(b.offset + dofs, 0);
+  m_previousKick.resize(b.offset + dofs, 0);
+  b.fullOffset = m_fullKicks.size();
+  m_fullKicks.resize(b.fullOffset + static_cast<std::size_t>(6 + mb->getNumDofs()), 0);
+  b.kickKnown = b.usable && kicks.kick(*mb, m_fullKicks.data() + b.fullOffset);
+  if (b.kickKnown) readPrevious(*mb, b, kicks);
   for (std::size_t k = 0; k < dofs && b.usable; ++k) {
-    const int dof = b.firstDof + static_cast<int>(k);
+    const auto dof = static_cast<std::size_t>(b.firstDof) + k;
     m_now[b.offset + k] = mb->getVelocityVector()[dof];
-    m_kick[b.offset + k] = b.kickKnown ? m_fullKick[static_cast<std::size_t>(dof)] : 0;
+    m_kick[b.offset + k] = b.kickKnown ? m_fullKicks[b.fullOffset + dof] : 0;
     m_mid[b.offset + k] = m_now[b.offset + k] - 0.5 * m_kick[b.offset + k];  // the kick is already in v
   }
   const auto at = std::lower_bound(m_index.begin(), m_index.end(), static_cast<const void*>(mb), byKey);
@@ -131,13 +139,42 @@ bool MultiBodyGroup::addMultiBody(btMultiBody* mb, const KickMemory& kicks, cons
   return b.usable;
 }
 
+// What the previous pass left (KickMemory): its drift velocity and kick, a
+// contact it found closing inside its step, and the correction owed by an
+// impact it resolved inside its step (ImpactTime.h, eq. 5), applied here to
+// the velocity before anything reads it (the kick was taken before).
+void MultiBodyGroup::readPrevious(btMultiBody& mb, GroupBlock& b, const KickMemory& kicks) {
+  PreviousPass previous;
+  if (!kicks.previous(mb, previous) || !previous.kick) return;
+  const auto all = static_cast<std::size_t>(6 + mb.getNumDofs());
+  const Scalar* kick = m_fullKicks.data() + b.fullOffset;
+  if (previous.forceAtContact) {
+    m_jacobian.resize(static_cast<int>(all));
+    for (std::size_t k = 0; k < all; ++k)
+      m_jacobian[static_cast<int>(k)] =
+          static_cast<btScalar>(ImpactTime::correction(previous.located, kick[k], previous.forceAtContact[k]));
+    mb.applyDeltaVeeMultiDof(&m_jacobian[0], 1);
+  }
+  b.previousKnown = true;
+  b.located = previous.locate;
+  for (int k = 0; k < b.dofs; ++k) {
+    const auto dof = static_cast<std::size_t>(b.firstDof + k);
+    m_previousEnd[b.offset + static_cast<std::size_t>(k)] = previous.end[dof];
+    m_previousKick[b.offset + static_cast<std::size_t>(k)] = previous.kick[dof];
+  }
+}
+
 void MultiBodyGroup::addRigidBody(btRigidBody* rb, Scalar dt, const SolverSettings& settings, StepReport& report) {
   GroupBlock b;
   b.rigidBody = rb;
   b.reportObject = rb;
   b.dofs = 6;
   b.offset = m_now.size();
-  if (const char* reason = rigidBodyRejection(*rb)) {
+  const char* reason = rigidBodyRejection(*rb);
+  // The kick comes from the applied force and torque: a NaN there would
+  // reach the impact problem and, through Bullet's pass, the neighbours.
+  if (!reason && (!finite(rb->getTotalForce()) || !finite(rb->getTotalTorque()))) reason = "non-finite applied force";
+  if (reason) {
     b.excluded = true;
     reject(rb, reason, settings, report);
   }
@@ -228,6 +265,10 @@ Scalar MultiBodyGroup::approachMid(const GroupContact& c) const {
   return approach;
 }
 
+void MultiBodyGroup::reportRejected(const GroupBlock& b, const char* reason) const {
+  reject(b.reportObject, reason, *m_settings, *m_report);
+}
+
 bool MultiBodyGroup::brokenFixedBody(const btCollisionObject* object) {
   const char* reason = fixedBodyRejection(object);
   if (reason) reject(object, reason, *m_settings, *m_report);
@@ -282,16 +323,25 @@ void MultiBodyGroup::addPoint(btManifoldPoint& cp, const btPersistentManifold& m
   classify(c, manifold, settings, history, resting);
 }
 
-bool MultiBodyGroup::imminent(const GroupContact& c) const {
+bool MultiBodyGroup::imminent(GroupContact& c) const {
   // A plastic contact stays closed after its impact, and Bullet's pass must
   // carry it from then on (support, friction): resolved early it would
   // hover at its gap with no normal velocity, frictionless until the kick
   // closes the gap. It waits for the touch; only a contact that reflects
-  // is located to the nearer step boundary.
+  // is located inside the step.
   if (!(c.point->m_combinedRestitution > 0)) return false;
   // J v_mid + b + ½ J Δv is the end-of-step approach (v_mid + ½Δv for both kinds of block).
   const Scalar closing = -(c.approachMid + 0.5 * c.kick);
-  return closing * m_dt > 2 * Scalar(c.point->getDistance());
+  const Scalar gap = c.point->getDistance();
+  if (!(closing * m_dt > gap)) return false;
+  c.fraction = std::clamp<Scalar>(gap / (closing * m_dt), 0, 1);
+  return true;
+}
+
+bool MultiBodyGroup::locatable(const GroupContact& c) const {
+  for (const int blk : {c.blockA, c.blockB})
+    if (blk >= 0 && !blocks[static_cast<std::size_t>(blk)].multiBody) return false;
+  return true;
 }
 
 namespace {
@@ -380,13 +430,20 @@ void MultiBodyGroup::classify(GroupContact& c, const btPersistentManifold& manif
   const bool persistent = cp.m_appliedImpulse > 0 || (manifold.getNumContacts() == 1 && history.touchingLastPass(&manifold));
   if (!(cp.getDistance() <= settings.touchingDistance)) {
     // Not yet touching. Bullet moves the bodies with their end-of-step
-    // velocities; if that closes the gap in the first half of the step, the
-    // impact is resolved now, a fraction s < ½ of a step early, rather than
-    // after the overlap next step, 1 − s > ½ of a step late (event location
-    // to the nearer step boundary; the issue-13 pendulums' drift goes with
-    // the square of that error).
+    // velocities; if that closes the gap within the step, the contact is
+    // located (see the header; the issue-13 pendulums' amplitude drift goes
+    // with the square of the error of resolving it at a step boundary).
     c.persistent = persistent;
-    c.seed = approaching && !persistent && kicksKnown && imminent(c);
+    const bool closes = approaching && !persistent && kicksKnown && imminent(c);
+    if (closes && locatable(c)) {
+      // Resolved by the next pass, at this fraction of this step (ImpactTime.h).
+      for (const int blk : {c.blockA, c.blockB})
+        if (blk >= 0) {
+          Scalar& locate = blocks[static_cast<std::size_t>(blk)].locate;
+          locate = locate < 0 ? c.fraction : std::min(locate, c.fraction);
+        }
+    }
+    c.seed = closes && !locatable(c) && c.fraction < 0.5;  // with a rigid body: the nearer boundary
     if (c.seed)
       contacts.push_back(c);
     else if (!c.queried)  // Bullet's pass never sees a queried point: nothing to hide

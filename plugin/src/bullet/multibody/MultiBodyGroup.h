@@ -18,17 +18,21 @@
 // link, n·(v + ω×r) for a rigid body, so J v + b is the relative normal
 // velocity (b: a static or kinematic partner's motion).
 //
-// Event location to the nearer step boundary. Bullet moves the bodies after
-// the solver with their end-of-step velocities, so an impact found only once
-// the bodies overlap is resolved a fraction 1 − s of a step past the
-// contact, s being where in the previous step the contact fell; resolved at
-// that previous step's start it would be s early. A point not yet touching
-// (distance d > 0) whose end-of-step approach u closes it in the first half
-// of the step (u dt > 2d) is therefore an impact seed now, under the same
-// Zeno rule as a touching one, so the error is at most half a step either
-// way. Only if it reflects (restitution > 0): a plastic contact stays
-// closed, and resolved early it would hover at its gap without Bullet's
-// support and friction (the compass walker lost its gait that way). Such points are Bullet's speculative points (kept within the
+// Event location. Bullet moves the bodies after the solver with their
+// end-of-step velocities, so an impact found only once the bodies overlap
+// is a fraction 1 − s of a step past the contact, s being where in the
+// previous step the contact fell. A point not yet touching (distance d > 0)
+// whose end-of-step approach u closes it within the step (u dt > d), under
+// the same Zeno rule as a touching one, is therefore located: s = d / (u dt).
+// Between multibodies and static or kinematic geometry, its bodies carry s
+// to the next pass (KickMemory), whose overlap resolves the impact at s
+// inside the step just taken (ImpactTime.h). With a btRigidBody, whose
+// forces the solver cannot evaluate later, it is an impact seed now if
+// s < ½ (resolved s early), else it waits for the overlap (1 − s late): the
+// nearer step boundary. Only if it reflects (restitution > 0): a plastic
+// contact stays closed, and resolved early it would hover at its gap
+// without Bullet's support and friction (the compass walker lost its gait
+// that way). Such points are Bullet's speculative points (kept within the
 // manifold's breaking threshold by most algorithms) or, for a pair whose
 // manifold is empty (sphere–sphere keeps no point at a positive distance),
 // the closest points of Bullet's closest-point query within that same
@@ -61,11 +65,15 @@ struct GroupBlock {
   int dofs = 0;          ///< dofs in the impact problem
   int firstDof = 0;      ///< where they start in Bullet's velocity vector (6 for a fixed base)
   std::size_t offset = 0;  ///< into the flat velocity arrays
+  std::size_t fullOffset = 0;  ///< a multibody's 6 + n kick in the group's full-kick array
   bool usable = false;   ///< may take part in an impact
   bool excluded = false; ///< bad input: kept out of both passes
   bool kickKnown = true; ///< false on a multibody's first pass (KickMemory)
   int block = kNoBlock;  ///< block in the current impact problem
   bool impacted = false; ///< an impact changed its velocity in this call
+  bool previousKnown = false;  ///< a multibody's previous pass (velocity and kick) is known
+  Scalar locate = -1;    ///< ≥ 0: a contact closes this far into this step (for the next pass)
+  Scalar located = -1;   ///< ≥ 0: a contact closed this far into the previous step (resolved now)
 };
 
 /// One manifold point between two blocks, or a block and static / kinematic geometry.
@@ -82,6 +90,7 @@ struct GroupContact {
   Scalar restingSpeed = 0;  ///< Zeno threshold
   Scalar approachMid = 0;   ///< J v_mid + b
   bool seed = false;        ///< an impact by itself
+  Scalar fraction = -1;     ///< not yet touching: where in the step it closes
   bool persistent = false;  ///< carried resting load (speculative points: judged after the impacts)
   bool queried = false;     ///< our own closest-point query, in no Bullet manifold (Bullet's pass never sees it)
   std::uint64_t key = 0;    ///< canonical tie-break key
@@ -106,6 +115,19 @@ class MultiBodyGroup {
   [[nodiscard]] Scalar* mid(const GroupBlock& b) { return m_mid.data() + b.offset; }
   [[nodiscard]] const Scalar* kick(const GroupBlock& b) const { return m_kick.data() + b.offset; }
   [[nodiscard]] const Scalar* row(std::size_t offset) const { return m_rows.data() + offset; }
+  /// The velocity Bullet drifted with in the previous step, and that step's kick (previousKnown).
+  [[nodiscard]] const Scalar* previousEnd(const GroupBlock& b) const { return m_previousEnd.data() + b.offset; }
+  [[nodiscard]] const Scalar* previousKick(const GroupBlock& b) const { return m_previousKick.data() + b.offset; }
+  /// A multibody's kick of this pass in its 6 + n coordinates (for KickMemory), null if unknown.
+  [[nodiscard]] const Scalar* fullKick(const GroupBlock& b) const {
+    return b.kickKnown ? m_fullKicks.data() + b.fullOffset : nullptr;
+  }
+  /// Length of the flat velocity arrays (every block's dofs).
+  [[nodiscard]] std::size_t velocityCount() const { return m_now.size(); }
+  /// The step being solved.
+  [[nodiscard]] Scalar dt() const { return m_dt; }
+  /// Names \p b in the report as left out for \p reason (found after gathering).
+  void reportRejected(const GroupBlock& b, const char* reason) const;
   /// J v_mid + b of a contact with the current mid-step velocities.
   [[nodiscard]] Scalar approachMid(const GroupContact& c) const;
 
@@ -115,13 +137,15 @@ class MultiBodyGroup {
 
  private:
   bool addMultiBody(btMultiBody* body, const KickMemory& kicks, const SolverSettings& settings, StepReport& report);
+  void readPrevious(btMultiBody& body, GroupBlock& b, const KickMemory& kicks);
   void addRigidBody(btRigidBody* body, Scalar dt, const SolverSettings& settings, StepReport& report);
   bool fillRow(GroupContact& c, bool sideA, const btVector3& normal);
   void addPoint(btManifoldPoint& cp, const btPersistentManifold& manifold, int a, int b, int index,
                 const SolverSettings& settings, ContactHistory& history, MultiBodyRestingPass& resting, bool queried);
   void queryGaps(btDispatcher* dispatcher, const SolverSettings& settings, ContactHistory& history,
                  MultiBodyRestingPass& resting);
-  [[nodiscard]] bool imminent(const GroupContact& c) const;
+  [[nodiscard]] bool imminent(GroupContact& c) const;
+  [[nodiscard]] bool locatable(const GroupContact& c) const;
   [[nodiscard]] Vector3 pointKick(int block, const btCollisionObject* object, const btVector3& point);
   void classify(GroupContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, MultiBodyRestingPass& resting);
@@ -137,7 +161,8 @@ class MultiBodyGroup {
   std::vector<std::pair<const void*, int>> m_index;  // multibody or rigid body → block, sorted
   std::vector<Scalar> m_now, m_mid, m_kick;
   std::vector<Scalar> m_rows;
-  std::vector<Scalar> m_fullKick;  // a multibody's 6 + n kick, in double whatever btScalar is
+  std::vector<Scalar> m_fullKicks;  // every multibody's 6 + n kick, in double whatever btScalar is
+  std::vector<Scalar> m_previousEnd, m_previousKick;  // flat, as m_now
   btAlignedObjectArray<btScalar> m_jacobian, m_scratchR;
   btAlignedObjectArray<btVector3> m_scratchV;
   btAlignedObjectArray<btMatrix3x3> m_scratchM;

@@ -2,13 +2,16 @@
 //   gather bodies (kick from KickMemory) → gather contacts (Bullet's
 //   Jacobians, Zeno classification, imminent points: MultiBodyGroup.h) →
 //   components → per seeded component:
-//   cluster problem → core resolve → write-back → speculative points →
-//   Bullet's multibody pass (one scope object) → contact history and kicks.
+//   cluster problem (at the contact, for an impact located inside the
+//   previous step: ImpactTime.h) → core resolve → write-back → speculative
+//   points → Bullet's multibody pass (one scope object) → impact time
+//   (moves located clusters' bodies) → contact history and kicks.
 #include "propimpact/bullet/PropagativeMultiBodySolver.h"
 
 #include <BulletDynamics/Featherstone/btMultiBodyConstraint.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -19,11 +22,12 @@
 #include "../ClusterReports.h"
 #include "../ContactHistory.h"
 #include "../RestitutionWarnings.h"
+#include "ImpactTime.h"
 #include "KickMemory.h"
+#include "InputChecks.h"
 #include "MultiBodyCluster.h"
 #include "MultiBodyGroup.h"
 #include "MultiBodyRestingPass.h"
-#include "propimpact/core/Errors.h"
 #include "propimpact/core/ImpactProblem.h"
 #include "propimpact/core/ImpactResolver.h"
 
@@ -42,6 +46,7 @@ struct PropagativeMultiBodySolver::Impl {
   MultiBodyCluster cluster;
   ContactHistory history;
   KickMemory kicks;
+  bullet_detail::ImpactTime time;
   MultiBodyRestingPass::Buffers restingBuffers;
   std::size_t clusterContacts = 0;  // contacts that took part in an impact in the current call
   ImpactProblem problem;
@@ -100,7 +105,11 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
   MultiBodyGroup& group = im.group;
   group.gatherBodies(bodies, numBodies, info.m_timeStep, im.kicks, m_settings, m_report);
   group.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting, dispatcher);
-  if (im.cluster.components(group, constraints, numConstraints)) {
+  im.time.begin(group);
+  // Settings the core would refuse leave every impact to Bullet's pass, reported, never thrown.
+  const char* badSettings = bullet_detail::settingsRejection(m_settings);
+  if (badSettings) reportBadSettings(badSettings);
+  if (!badSettings && im.cluster.components(group, constraints, numConstraints)) {
     ResolveOptions& opt = im.options;
     opt.ordering = m_settings.ordering;
     opt.randomSeed = m_settings.randomSeed;
@@ -112,6 +121,10 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
     opt.jointErrorAsBias = false;  // as in the rigid solver: the joint error is the half kick's
     opt.computeEnergySplit = false;  // the report does not carry T_c / T_a
     for (const int root : im.cluster.seededRoots()) resolveComponent(root, constraints, numConstraints, info, resting);
+    // A NaN restitution kept its contact out of every problem (InputChecks.h): noted all the same.
+    for (const GroupContact& c : group.contacts)
+      if (c.seed && std::isnan(c.point->m_combinedRestitution))
+        im.restitutionWarnings.note(*c.point, c.objectA, c.objectB, m_report);
     im.history.sortImpactedPairs();
   }
   MultiBodyCluster::hideApproachingSpeculative(group, resting);
@@ -129,9 +142,15 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
     resting.addMultiBodyConstraint(c);
   }
   resting.run(*this, bodies, numBodies, info, debugDrawer, dispatcher);
+  im.time.apply(group);  // after Bullet's pass, which works on the configuration its manifolds are from
   im.history.recordPass(manifolds, numManifolds, m_settings.touchingDistance);
-  for (const GroupBlock& b : group.blocks)
-    if (b.multiBody && !b.excluded) im.kicks.record(*b.multiBody);
+  for (std::size_t i = 0; i < group.blocks.size(); ++i) {
+    const GroupBlock& b = group.blocks[i];
+    if (!b.multiBody || b.excluded) continue;
+    Scalar located = -1;
+    const Scalar* force = im.time.forceAtContact(group, static_cast<int>(i), located);
+    im.kicks.record(*b.multiBody, group.fullKick(b), b.locate, force, located);
+  }
   if (m_settings.keepReport)
     m_report.restingContacts += static_cast<std::int64_t>(group.contacts.size() - im.clusterContacts);
 }
@@ -139,24 +158,27 @@ void PropagativeMultiBodySolver::solveMultiBodyGroup(btCollisionObject** bodies,
 void PropagativeMultiBodySolver::resolveComponent(int root, btTypedConstraint** constraints, int numConstraints,
                                                   const btContactSolverInfo& info, MultiBodyRestingPass& resting) {
   Impl& im = *m_impl;
-  im.cluster.build(root, im.group, constraints, numConstraints, info, im.problem);
+  im.cluster.build(root, im.group, constraints, numConstraints, info, im.time, im.problem);
   if (im.problem.contactCount() == 0) return;
   im.options.problemKey = (im.history.pass() << 20) ^ static_cast<std::uint64_t>(root);
   ImpactResult& r = im.result;
-  try {
-    im.resolver.resolve(im.problem, im.options, r);
-  } catch (const InputError&) {
-    return;  // invalid options: everything stays with Bullet's pass
-  }
+  im.resolver.resolve(im.problem, im.options, r);  // options checked by settingsRejection: it does not throw
   ClusterReport* report = bullet_detail::beginClusterReport(m_report, m_settings, r, im.substep);
   noteClampedRestitution();
-  im.clusterContacts += im.cluster.writeBack(im.problem, r, im.group, im.history, resting, report);
+  im.clusterContacts += im.cluster.writeBack(im.problem, r, im.group, im.history, resting, im.time, report);
 }
 
 void PropagativeMultiBodySolver::noteClampedRestitution() {
   Impl& im = *m_impl;
   for (const GroupContact& c : im.group.contacts)
     if (c.contact >= 0) im.restitutionWarnings.note(*c.point, c.objectA, c.objectB, m_report);
+}
+
+void PropagativeMultiBodySolver::reportBadSettings(const char* reason) {
+  if (!m_settings.keepReport) return;
+  for (const RejectedBody& r : m_report.rejected)
+    if (!r.body && r.reason == reason) return;
+  m_report.rejected.push_back(RejectedBody{nullptr, reason});
 }
 
 }  // namespace propimpact
