@@ -37,10 +37,13 @@ ImpactResult expectExactPlasticOutcomePasses(const std::string& finding) {
 // (M⁻¹_c − L Lᵀ)Jᵀλ, round-off of the metric the LCP never saw, into rows far
 // below their reference: residuals 0.277 of 150,313, 0.0210 of 2,355, 0.778
 // of 664,444 and 0.290 of 2,374 (the fuzz build: clang, ASan+UBSan). Taken
-// from the LCP's primal L·(Aᵀλ), each ends at 1e-8..4e-8. Under gcc Release
-// the core before that change fails the first and third (0.277 of 63,862,
-// 0.552 of 14,595) but passes the second and fourth by another rounding
-// path: they replay here as they were found, not as proof of the fix.
+// from the LCP's primal L·(Aᵀλ), each ends at 1e-8..4e-8. Since the fuzz
+// builder reads vectors one component at a time (main's a840e5b), gcc builds
+// the problems the fuzzer found: with main's core at a840e5b under gcc
+// Release all four fail with the same residuals as under clang (0.277445 of
+// 150,313, 0.0210057 of 2,355, 0.777705 of 664,444, 0.289952 of 2,374),
+// and they pass here. (Before that change gcc built other problems from the
+// same bytes, on which the old core failed only the first and third.)
 TEST(FuzzFindings, RigidJointBiasPlasticResidual0277OfScale150313Seed6) {
   expectExactPlasticOutcomePasses("rigid-joint-bias-plastic-residual-0.277-of-scale-150313-seed-6");
 }
