@@ -20,6 +20,10 @@
 /// of the step (TimedPropagativeSolver): our_ms_per_step and our_max_ms, the
 /// largest in a single step. A drop in which a box ends below the ground or
 /// above its start is an error.
+///
+/// `landing/propagative_friction` and `landing/propagative_frictionless` set
+/// SolverSettings::impactFriction on and off explicitly (`landing/propagative`
+/// keeps the solver's default): what impact friction costs, back to back.
 
 #include <benchmark/benchmark.h>
 
@@ -46,8 +50,11 @@ constexpr int kGrid = 5;     // BasicExample's ARRAY_SIZE_X, _Y, _Z
 constexpr double kHighestStart = 2 + 0.2 * (kGrid - 1);
 
 std::unique_ptr<scenes::World> basicExample(const std::string& solverName) {
-  auto world = solverName == "propagative" ? std::make_unique<scenes::World>(std::make_unique<TimedPropagativeSolver>())
-                                           : std::make_unique<scenes::World>(solverName);
+  const bool ours = solverName.rfind("propagative", 0) == 0;
+  auto world = ours ? std::make_unique<scenes::World>(std::make_unique<TimedPropagativeSolver>())
+                    : std::make_unique<scenes::World>(solverName);
+  if (auto* solver = dynamic_cast<TimedPropagativeSolver*>(&world->solver()); solver && solverName != "propagative")
+    solver->settings().impactFriction = solverName == "propagative-friction";
   world->setGravity(btVector3(0, -10, 0));
   scenes::BodySpec ground;
   ground.mass = 0;
@@ -122,7 +129,7 @@ void landing(benchmark::State& state, const std::string& solverName) {
   state.counters["p99_ms"] = 1e3 * percentile(stepSeconds, 0.99);
   state.counters["max_ms"] = 1e3 * stepSeconds.back();  // sorted by percentile()
   state.counters["steps"] = steps;
-  if (solverName == "propagative") {
+  if (solverName.rfind("propagative", 0) == 0) {
     const double drops = double(state.iterations());
     state.counters["impacts_per_drop"] = double(impacts) / drops;
     state.counters["cap_hits"] = double(capHits);
@@ -136,6 +143,8 @@ void landingArgs(benchmark::internal::Benchmark* b) { b->UseManualTime()->Unit(b
 BENCHMARK_CAPTURE(landing, bullet_si, std::string("bullet-si"))->Apply(landingArgs);
 BENCHMARK_CAPTURE(landing, bullet_si_split, std::string("bullet-si-split"))->Apply(landingArgs);
 BENCHMARK_CAPTURE(landing, propagative, std::string("propagative"))->Apply(landingArgs);
+BENCHMARK_CAPTURE(landing, propagative_friction, std::string("propagative-friction"))->Apply(landingArgs);
+BENCHMARK_CAPTURE(landing, propagative_frictionless, std::string("propagative-frictionless"))->Apply(landingArgs);
 
 }  // namespace
 }  // namespace propimpact::bench

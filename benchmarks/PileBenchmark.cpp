@@ -18,6 +18,11 @@
 /// classification / problem build / prepare / propagation / plastic /
 /// write-back and Bullet's resting pass. Its step time is not a headline:
 /// `pile/propagative` runs without the clocks.
+///
+/// `pile/propagative_friction` and `pile/propagative_frictionless` are the
+/// propagative case with SolverSettings::impactFriction set on and off
+/// explicitly (`pile/propagative` keeps the solver's default): what impact
+/// friction costs, measured in one binary, back to back.
 
 #include <benchmark/benchmark.h>
 
@@ -71,10 +76,12 @@ SettledPile& settledPile(const std::string& solverName) {
   for (int i = 0; i < kSettleSteps; ++i) pile.world->step(kDt);
   countMovingBodies(pile);
   if (solverName != "bullet-si") {
-    const bool ours = solverName == "propagative" || solverName == "propagative-stages";
+    const bool ours = solverName.rfind("propagative", 0) == 0;
     if (ours) {
       auto timed = std::make_unique<TimedPropagativeSolver>();
       timed->settings().timeStages = solverName == "propagative-stages";
+      if (solverName == "propagative-friction") timed->settings().impactFriction = true;
+      if (solverName == "propagative-frictionless") timed->settings().impactFriction = false;
       pile.solver = std::move(timed);
     } else {
       pile.solver = scenes::makeSolver(solverName);
@@ -149,6 +156,12 @@ void pile(benchmark::State& state, const std::string& solverName) {
 BENCHMARK_CAPTURE(pile, bullet_si, std::string("bullet-si"))->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(pile, bullet_si_split, std::string("bullet-si-split"))->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(pile, propagative, std::string("propagative"))->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(pile, propagative_friction, std::string("propagative-friction"))
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(pile, propagative_frictionless, std::string("propagative-frictionless"))
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(pile, propagative_stages, std::string("propagative-stages"))
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

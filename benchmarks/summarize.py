@@ -9,6 +9,7 @@ present), prints the summary table with the headline lines
   core chain N=10000: Z reflections/s (slowest numbering: ...)
   core chain N=100000: reflections/s per numbering
   landing: propagative/stock mean step-time ratio = X, p99 ratio = Y
+  pile / landing: impact friction on/off step-time ratio = X (when both variants ran)
 and writes OUT_DIR/summary.csv. Statistics are over the individual repetitions
 (run_type "iteration"): the median, and the spread as (max - min) / median
 (landing's p99 is taken within a repetition, over all its steps, then the
@@ -154,6 +155,10 @@ def main():
         lines.append(f"pile: propagative/stock step-time ratio = {pile_ms['propagative'] / pile_ms['bullet_si_split']:.3f}"
                      f" (baseline: stock with split impulse on every overlap; target <= 1.10)")
         lines.append(f"pile: propagative/stock-defaults step-time ratio = {pile_ms['propagative'] / pile_ms['bullet_si']:.3f}")
+    if {"propagative_friction", "propagative_frictionless", "bullet_si_split"} <= pile_ms.keys():
+        on, off = pile_ms["propagative_friction"], pile_ms["propagative_frictionless"]
+        lines.append(f"pile: impact friction on/off step-time ratio = {on / off:.3f}"
+                     f" (on/stock {on / pile_ms['bullet_si_split']:.3f}, off/stock {off / pile_ms['bullet_si_split']:.3f})")
     stage_runs = pile.get("pile/propagative_stages")
     if stage_runs and "bullet_pass_ms" in stage_runs[0]:
         stages = (("classification", "classification_ms"), ("problem build", "problem_build_ms"),
@@ -178,6 +183,11 @@ def main():
             p99 = landing_ms[("propagative", "p99_ms")] / landing_ms[(base, "p99_ms")]
             lines.append(f"landing: propagative/{label} mean step-time ratio = {mean:.3f}, p99 ratio = {p99:.3f}"
                          + (" (targets <= 1.1, <= 1.5)" if base == "bullet_si" else ""))
+    if all((s, "mean_ms") in landing_ms for s in ("propagative_friction", "propagative_frictionless", "bullet_si")):
+        on, off = landing_ms[("propagative_friction", "mean_ms")], landing_ms[("propagative_frictionless", "mean_ms")]
+        stock = landing_ms[("bullet_si", "mean_ms")]
+        lines.append(f"landing: impact friction on/off mean step-time ratio = {on / off:.3f}"
+                     f" (on/stock {on / stock:.3f}, off/stock {off / stock:.3f})")
     if {"propagative", "bullet_si"} <= cradle_ms.keys():
         lines.append(f"cradles: propagative/stock step-time ratio = {cradle_ms['propagative'] / cradle_ms['bullet_si']:.3f}"
                      f" ({cradle_ms['propagative']:.3g} ms vs {cradle_ms['bullet_si']:.3g} ms per step)")

@@ -34,7 +34,9 @@ std::int64_t ClusterFriction::apply(const Island& island, const ImpactProblem& p
       ++clamped;
     }
     m_mu[at] = mu;
-    if (mu == 0) continue;
+    // The stage gives friction to cluster contacts only; rows for the rest of
+    // the touching component would be built and dropped.
+    if (mu == 0 || !result.inCluster[at]) continue;
     const Vector3 t1 = c.normal.unitOrthogonal();
     const Vector3 t2 = c.normal.cross(t1);
     m_tangents[2 * at] = t1;

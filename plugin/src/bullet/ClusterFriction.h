@@ -20,8 +20,8 @@ namespace propimpact::bullet_detail {
 /// Builds and applies the friction of one cluster.
 class ClusterFriction {
  public:
-  /// Friction rows for every contact of \p problem (built from \p island),
-  /// then the friction stage on \p result. Returns the number of contacts
+  /// Friction rows for every cluster contact of \p problem (built from
+  /// \p island; result.inCluster), then the friction stage on \p result. Returns the number of contacts
   /// whose coefficient was clamped. Never throws: a rejected row is left
   /// frictionless.
   std::int64_t apply(const Island& island, const ImpactProblem& problem, const ResolveOptions& options,

@@ -1,13 +1,47 @@
 #include "ClusterProblem.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "Conversions.h"
 #include "propimpact/core/Errors.h"
 
 namespace propimpact::bullet_detail {
+namespace {
+
+// Outside the near problem, a pair may hold at most this share of the
+// component's kinetic energy: its contacts then cannot set the resolver's
+// scale, even with round-off (see buildNear).
+constexpr double kOutsideEnergyShare = 0.9;
+// A propagation from more seeds than this spreads over most of a settled
+// pile (its ~40 seeds per step reach ~220 of 1,000 bodies): near attempts
+// would only add their cost there. Its later rounds had 2 in the passes printed.
+constexpr int kNearSeedLimit = 8;
+
+// Sized by the island with room to double, so that a cluster of a new shape
+// allocates nothing once an island as large has been seen.
+template <typename Buffer>
+void reserveFor(Buffer& buffer, std::size_t needed) {
+  if (buffer.capacity() < needed) buffer.reserve(2 * needed);
+}
+
+bool allOnes(const btVector3& factor) { return factor.x() == 1 && factor.y() == 1 && factor.z() == 1; }
+
+// ½ (m v·v + ωᵀ I ω), I = R diag(1/invI) Rᵀ as Bullet's world inverse inertia is R diag(invI) Rᵀ.
+double kineticEnergy(const btRigidBody& body, const RigidBodyInput& input) {
+  const Vector3 local = toEigen(body.getWorldTransform().getBasis()).transpose() * input.angularVelocity;
+  const Vector3 inverseInertia = toEigen(body.getInvInertiaDiagLocal());
+  double twice = double(input.linearVelocity.squaredNorm()) / double(input.inverseMass);
+  for (int k = 0; k < 3; ++k) twice += double(local[k] * local[k]) / double(inverseInertia[k]);
+  return 0.5 * twice;
+}
+
+}  // namespace
 
 void ClusterProblem::addBodies(int root, Island& island, Components& components, ImpactProblem& problem) {
+  reserveFor(m_energy, island.bodies.size());
+  reserveFor(m_islandContact, island.contacts.size());
+  m_energy.resize(island.bodies.size());
   for (std::size_t i = 0; i < island.bodies.size(); ++i) {
     IslandBody& st = island.bodies[i];
     st.block = kNoBlock;
@@ -31,13 +65,22 @@ void ClusterProblem::addBodies(int root, Island& island, Components& components,
       continue;
     }
     m_blockBody.push_back(static_cast<int>(i));
+    // NaN unless the Cauchy–Schwarz bound of buildNear holds for the body.
+    const bool bounded = allOnes(rb->getLinearFactor()) && allOnes(rb->getAngularFactor()) &&
+                         rb->getInvInertiaDiagLocal().x() > 0 && rb->getInvInertiaDiagLocal().y() > 0 &&
+                         rb->getInvInertiaDiagLocal().z() > 0;
+    m_energy[i] = bounded ? kineticEnergy(*rb, input) : std::numeric_limits<double>::quiet_NaN();
   }
 }
 
 void ClusterProblem::addContacts(int root, Island& island, Components& components, ImpactProblem& problem) {
   const auto blockOf = [&](int body) { return body >= 0 ? island.bodies[static_cast<std::size_t>(body)].block : kNoBlock; };
-  for (IslandContact& c : island.contacts) {
+  const bool all = m_near.empty();
+  m_islandContact.clear();
+  for (std::size_t k = 0; k < island.contacts.size(); ++k) {
+    IslandContact& c = island.contacts[k];
     c.contact = -1;
+    if (!all && !((c.bodyA >= 0 && near(c.bodyA)) || (c.bodyB >= 0 && near(c.bodyB)))) continue;
     if (components.rootOf(c.bodyA >= 0 ? c.bodyA : c.bodyB) != root) continue;
     const int blockA = blockOf(c.bodyA);
     const int blockB = blockOf(c.bodyB);
@@ -48,6 +91,7 @@ void ClusterProblem::addContacts(int root, Island& island, Components& component
       c.contact = -1;
       continue;
     }
+    m_islandContact.push_back(static_cast<int>(k));
     problem.setSeed(c.contact, c.seed);
     problem.setRestingSpeed(c.contact, c.restingSpeed);
   }
@@ -58,6 +102,7 @@ void ClusterProblem::build(int root, Island& island, Components& components, btT
   problem.clear();
   problem.setInputErrors(InputErrors::Record);  // nothing throws inside a step; rejected input stays Bullet's
   m_blockBody.clear();
+  m_near.clear();
   addBodies(root, island, components, problem);
   addContacts(root, island, components, problem);
   const auto blockOf = [&](int body) { return body >= 0 ? island.bodies[static_cast<std::size_t>(body)].block : kNoBlock; };
@@ -69,6 +114,116 @@ void ClusterProblem::build(int root, Island& island, Components& components, btT
     if (blockA == kNoBlock && blockB == kNoBlock) continue;
     m_joints.add(*joint, blockA, blockB, info, problem);
   }
+}
+
+bool ClusterProblem::startNear(int root, Island& island, Components& components, btTypedConstraint** constraints,
+                               int numConstraints) {
+  // Joint rows couple the metric of every body they join: a component with
+  // any is built whole.
+  for (int k = 0; k < numConstraints; ++k) {
+    btTypedConstraint* joint = constraints[k];
+    if (!joint->isEnabled()) continue;
+    for (const btRigidBody* body : {&joint->getRigidBodyA(), &joint->getRigidBodyB()}) {
+      const int i = island.dynamicIndex(body);
+      if (i >= 0 && island.bodies[static_cast<std::size_t>(i)].usable && components.rootOf(i) == root) return false;
+    }
+  }
+  reserveFor(m_near, island.bodies.size());
+  reserveFor(m_ring, island.contacts.size());
+  m_near.assign(island.bodies.size(), 0);
+  int seeds = 0;
+  for (const IslandContact& c : island.contacts) {
+    if (!c.seed || components.rootOf(c.bodyA >= 0 ? c.bodyA : c.bodyB) != root) continue;
+    if (++seeds > kNearSeedLimit) return false;
+    if (c.bodyA >= 0) m_near[static_cast<std::size_t>(c.bodyA)] = 1;
+    if (c.bodyB >= 0) m_near[static_cast<std::size_t>(c.bodyB)] = 1;
+  }
+  addRing(root, island, components);
+  return true;
+}
+
+// Marks the partners of near bodies, in two phases so that marking does not
+// run on along the contact order within one pass.
+void ClusterProblem::addRing(int root, const Island& island, Components& components) {
+  m_ring.clear();
+  for (const IslandContact& c : island.contacts) {
+    if (c.bodyA < 0 || c.bodyB < 0 || m_near[static_cast<std::size_t>(c.bodyA)] == m_near[static_cast<std::size_t>(c.bodyB)])
+      continue;
+    if (components.rootOf(c.bodyA) != root) continue;
+    m_ring.push_back(m_near[static_cast<std::size_t>(c.bodyA)] ? c.bodyB : c.bodyA);
+  }
+  for (const int body : m_ring) m_near[static_cast<std::size_t>(body)] = 1;
+}
+
+// Why the near problem's outcome is the whole component's, bit for bit, when
+// nearSuffices says so. Its blocks are the component's, in the same order, so
+// the resolver's kinetic energy and ‖p0‖_g are the same. Its scale is the
+// larger of ‖p0‖_g and the largest unit-normal speed of a row; a row without
+// bias over bodies with every factor 1 and finite inertia has, by
+// Cauchy–Schwarz in the mass metric, |J v| / √(J M⁻¹ Jᵀ) ≤ √(2 E_pair) ≤ ‖p0‖_g,
+// so a left-out row whose pair holds at most 90 % of the energy cannot set
+// the scale: threshold and tie quantum are the same. Duplicates merge only
+// between rows over the same bodies, both in or both out. A propagation
+// refreshes only the rows of the bodies of a row it reflects, and the plastic
+// growth only rows of bodies of joined rows; if those bodies are all near,
+// every row either could touch is in, in the same relative order with the
+// same keys, so the sequence, the plastic solve over the joined rows and the
+// blend over all bodies are the same. The default reflection cap counts rows:
+// a near run that hits it is not taken.
+bool ClusterProblem::buildNear(int root, Island& island, Components& components, ImpactProblem& problem) {
+  std::size_t total = 0, inside = 0;
+  for (const IslandContact& c : island.contacts) {
+    if (components.rootOf(c.bodyA >= 0 ? c.bodyA : c.bodyB) != root) continue;
+    // A kinematic partner's motion or a clamped restitution: see the header.
+    const btScalar restitution = c.point->m_combinedRestitution;
+    if (c.bias != 0 || !(restitution >= 0 && restitution <= 1)) return false;
+    ++total;
+    if ((c.bodyA >= 0 && near(c.bodyA)) || (c.bodyB >= 0 && near(c.bodyB))) ++inside;
+  }
+  if (2 * inside > total) return false;
+  problem.clear();
+  problem.setInputErrors(InputErrors::Record);
+  m_blockBody.clear();
+  addBodies(root, island, components, problem);
+  double energy = 0;
+  for (const int body : m_blockBody) energy += m_energy[static_cast<std::size_t>(body)];
+  if (!(energy >= 0)) return false;  // a body outside the bound (NaN)
+  const auto energyOf = [&](int body) {
+    return body >= 0 && island.bodies[static_cast<std::size_t>(body)].block != kNoBlock ? m_energy[static_cast<std::size_t>(body)] : 0.0;
+  };
+  for (const IslandContact& c : island.contacts) {
+    if ((c.bodyA >= 0 && near(c.bodyA)) || (c.bodyB >= 0 && near(c.bodyB))) continue;
+    if (components.rootOf(c.bodyA >= 0 ? c.bodyA : c.bodyB) != root) continue;
+    if (energyOf(c.bodyA) + energyOf(c.bodyB) > kOutsideEnergyShare * energy) return false;
+  }
+  addContacts(root, island, components, problem);
+  return true;
+}
+
+bool ClusterProblem::nearSuffices(int root, const Island& island, Components& components, const ImpactResult& result) {
+  const auto bothNear = [&](int contact) {
+    const IslandContact& c = island.contacts[static_cast<std::size_t>(m_islandContact[static_cast<std::size_t>(contact)])];
+    return near(c.bodyA) && near(c.bodyB);
+  };
+  // A propagation touched the rows of the bodies of the rows it reflected; a
+  // plastic growth (no reflections) those of the bodies of the rows it joined.
+  bool suffices = true;
+  if (result.sequence.empty()) {
+    for (int k = 0; k < static_cast<int>(m_islandContact.size()) && suffices; ++k)
+      suffices = !result.inCluster[static_cast<std::size_t>(k)] || bothNear(k);
+  } else {
+    for (const int k : result.sequence) suffices = suffices && bothNear(k);
+  }
+  if (suffices) return true;
+  // Widen to the bodies of every contact the impact reached and their partners.
+  for (std::size_t k = 0; k < m_islandContact.size(); ++k) {
+    if (!result.inCluster[k]) continue;
+    const IslandContact& c = island.contacts[static_cast<std::size_t>(m_islandContact[k])];
+    if (c.bodyA >= 0) m_near[static_cast<std::size_t>(c.bodyA)] = 1;
+    if (c.bodyB >= 0) m_near[static_cast<std::size_t>(c.bodyB)] = 1;
+  }
+  addRing(root, island, components);
+  return false;
 }
 
 }  // namespace propimpact::bullet_detail

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
+#include <tuple>
 
 #include "Conversions.h"
 #include "BodyChecks.h"
@@ -64,6 +66,15 @@ std::optional<btManifoldPoint> closestPoints(const btCollisionObject& a, const b
   const btVector3 n = between / length;  // from B to A
   return worldPoint(a.getWorldTransform().getOrigin() - n * radiusA, b.getWorldTransform().getOrigin() + n * radiusB, n,
                          length - radiusA - radiusB);
+}
+
+/// The gap of two spheres as closestPoints computes it; NaN for coincident centres (no point).
+btScalar sphereGap(const btCollisionObject& a, const btCollisionObject& b) {
+  const btScalar radiusA = static_cast<const btSphereShape*>(a.getCollisionShape())->getRadius();
+  const btScalar radiusB = static_cast<const btSphereShape*>(b.getCollisionShape())->getRadius();
+  const btScalar length = (a.getWorldTransform().getOrigin() - b.getWorldTransform().getOrigin()).length();
+  if (!(length > 0)) return std::numeric_limits<btScalar>::quiet_NaN();
+  return length - radiusA - radiusB;
 }
 
 std::uint64_t worldIndex(const btCollisionObject* o) {
@@ -134,6 +145,7 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
   contacts.clear();
   speculative.clear();
   m_ahead.clear();
+  m_settings = &settings;
   // Sized by the island (at most MANIFOLD_CACHE_SIZE points per manifold, one
   // ahead point for an empty one) with room to double, so that a step with
   // more contacts than any before allocates nothing; ahead points are
@@ -197,35 +209,66 @@ void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, c
                            ContactHistory& history, RestingPass& resting) {
   const btCollisionObject* objectA = manifold.getBody0();
   const btCollisionObject* objectB = manifold.getBody1();
+  const int typeA = objectA->getCollisionShape()->getShapeType();
+  const int typeB = objectB->getCollisionShape()->getShapeType();
+  const bool spheres = typeA == SPHERE_SHAPE_PROXYTYPE && typeB == SPHERE_SHAPE_PROXYTYPE;
+  if (!spheres && !(typeA == SPHERE_SHAPE_PROXYTYPE && typeB == BOX_SHAPE_PROXYTYPE) &&
+      !(typeA == BOX_SHAPE_PROXYTYPE && typeB == SPHERE_SHAPE_PROXYTYPE))
+    return;  // closestPoints has none for other shapes
+  // Two spheres that do not touch within the step stay speculative with
+  // today's closest points: an impact of this pass may still send them
+  // together. Most broadphase pairs of a pile are such; their point is made
+  // only if an impact moves one of them (promoteClosingSpeculative), with the
+  // same arithmetic as here, so the outcome is the same.
+  if (spheres) {
+    const btScalar gap = sphereGap(*objectA, *objectB);
+    if (!(gap == gap)) return;  // coincident centres: no closest points
+    btScalar t = 0;
+    btVector3 between, relative;
+    if (gap > settings.touchingDistance && !touchWithinStep(*objectA, *objectB, a, b, t, between, relative)) {
+      IslandContact c;
+      c.objectA = objectA;
+      c.objectB = objectB;
+      c.bodyA = a;
+      c.bodyB = b;
+      c.normal = c.offsetA = c.offsetB = Vector3::Zero();  // made with the point
+      c.deferred = &manifold;
+      speculative.push_back(c);
+      return;
+    }
+  }
+  IslandContact c;
+  if (!makeAheadPoint(manifold, a, b, c)) return;
+  // Apart spheres that touch within the step (tested above) take the normal at touch.
+  if (spheres && c.point->getDistance() > settings.touchingDistance && aimAtTouch(*c.point, *objectA, *objectB, a, b)) {
+    c.normal = toEigen(c.point->m_normalWorldOnB);
+    c.offsetA = toEigen(c.point->getPositionWorldOnA() - objectA->getWorldTransform().getOrigin());
+    c.offsetB = toEigen(c.point->getPositionWorldOnB() - objectB->getWorldTransform().getOrigin());
+  }
+  classify(c, manifold, settings, history, resting);
+}
+
+bool Island::makeAheadPoint(const btPersistentManifold& manifold, int a, int b, IslandContact& c) {
+  const btCollisionObject* objectA = manifold.getBody0();
+  const btCollisionObject* objectB = manifold.getBody1();
   std::optional<btManifoldPoint> found = closestPoints(*objectA, *objectB);
-  if (!found || m_ahead.size() == m_ahead.capacity()) return;
-  // Spheres that do not touch within the step keep today's closest points and
-  // stay speculative: an impact of this pass may still send them together.
-  const bool missesThisStep = found->getDistance() > settings.touchingDistance &&
-                              objectA->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE &&
-                              objectB->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE &&
-                              !aimAtTouch(*found, *objectA, *objectB, a, b);
+  if (!found || m_ahead.size() == m_ahead.capacity()) return false;
   found->m_combinedRestitution = gCalculateCombinedRestitutionCallback(objectA, objectB);
   found->m_combinedFriction = gCalculateCombinedFrictionCallback(objectA, objectB);
   m_ahead.push_back(*found);
-  IslandContact c;
   c.point = &m_ahead.back();
   c.objectA = objectA;
   c.objectB = objectB;
   c.bodyA = a;
   c.bodyB = b;
+  c.deferred = nullptr;
   c.normal = toEigen(c.point->m_normalWorldOnB);
   c.offsetA = toEigen(c.point->getPositionWorldOnA() - objectA->getWorldTransform().getOrigin());
   c.offsetB = toEigen(c.point->getPositionWorldOnB() - objectB->getWorldTransform().getOrigin());
   const std::uint64_t lo = std::min(worldIndex(objectA), worldIndex(objectB));
   const std::uint64_t hi = std::max(worldIndex(objectA), worldIndex(objectB));
   c.key = (lo << 36) ^ (hi << 8);
-  classify(c, manifold, settings, history, resting);
-  if (missesThisStep && !contacts.empty() && contacts.back().point == c.point) {
-    speculative.push_back(contacts.back());
-    speculative.back().seed = false;
-    contacts.pop_back();
-  }
+  return true;
 }
 
 // After a round of impacts a body may be sent towards a speculative point
@@ -239,10 +282,14 @@ bool Island::promoteClosingSpeculative() {
   std::size_t kept = 0;
   for (IslandContact& c : speculative) {
     const bool moved = impacted(c.bodyA) || impacted(c.bodyB);
+    if (!moved || (c.deferred && !(mayClose(c) && makeDeferredPoint(c)))) {
+      speculative[kept++] = c;
+      continue;
+    }
     const Scalar velocity = c.normal.dot(pointVelocity(c.objectA, c.offsetA) - pointVelocity(c.objectB, c.offsetB));
     const Scalar approachMid = velocity + 0.5 * c.kick;
     const bool closes = -(velocity + c.kick) * m_dt > Scalar(c.point->getDistance());
-    if (moved && approachMid < -c.restingSpeed && closes) {
+    if (approachMid < -c.restingSpeed && closes) {
       c.approachMid = approachMid;
       c.seed = true;
       contacts.push_back(c);
@@ -255,14 +302,37 @@ bool Island::promoteClosingSpeculative() {
   return any;
 }
 
+// Whether a deferred pair of spheres could close its gap in this step: a
+// bound on the closing test's |velocity + kick| (surface points of both
+// spheres, every term's magnitude summed, 1 % over for round-off) against
+// today's gap. Only a pair that passes needs its point made and tested.
+bool Island::mayClose(const IslandContact& c) const {
+  Scalar bound = 0;
+  Vector3 linear = Vector3::Zero();
+  for (const auto& [object, body, sign] : {std::tuple(c.objectA, c.bodyA, 1), std::tuple(c.objectB, c.bodyB, -1)}) {
+    const btRigidBody* rb = btRigidBody::upcast(object);
+    const Scalar radius = static_cast<const btSphereShape*>(object->getCollisionShape())->getRadius();
+    Vector3 spin = rb ? toEigen(rb->getAngularVelocity()) : Vector3::Zero();
+    if (rb) linear += sign * toEigen(rb->getLinearVelocity());
+    if (body >= 0) {
+      const IslandBody& st = bodies[static_cast<std::size_t>(body)];
+      linear += sign * st.kickLinear;
+      bound += st.kickAngular.norm() * radius;
+    }
+    bound += spin.norm() * radius;
+  }
+  bound += linear.norm();
+  return 1.01 * bound * m_dt >= Scalar(sphereGap(*c.objectA, *c.objectB));
+}
+
 // Two spheres apart: where this step's motion (velocity plus the step's kick,
 // as Bullet integrates positions) first brings them into touch. The point
 // takes the normal at touch, so the reflection now is the one at touch (for
 // an oblique approach today's line of centres differs from it), and a
 // distance that classify's closing test reads as "closes within dt" exactly
 // when touch comes within the step. False when the spheres do not touch in it.
-bool Island::aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, const btCollisionObject& b, int bodyA,
-                        int bodyB) const {
+bool Island::touchWithinStep(const btCollisionObject& a, const btCollisionObject& b, int bodyA, int bodyB, btScalar& t,
+                             btVector3& between, btVector3& relative) const {
   const auto motion = [&](const btCollisionObject& object, int body) -> btVector3 {
     const btRigidBody* rb = btRigidBody::upcast(&object);
     btVector3 v = rb ? rb->getLinearVelocity() : btVector3(0, 0, 0);
@@ -271,16 +341,25 @@ bool Island::aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, cons
   };
   const btScalar radiusA = static_cast<const btSphereShape*>(a.getCollisionShape())->getRadius();
   const btScalar radiusB = static_cast<const btSphereShape*>(b.getCollisionShape())->getRadius();
-  const btVector3 between = a.getWorldTransform().getOrigin() - b.getWorldTransform().getOrigin();
-  const btVector3 relative = motion(a, bodyA) - motion(b, bodyB);
+  between = a.getWorldTransform().getOrigin() - b.getWorldTransform().getOrigin();
+  relative = motion(a, bodyA) - motion(b, bodyB);
   // |between + relative·t| = radiusA + radiusB, smallest root.
   const btScalar qa = relative.length2();
   const btScalar qb = 2 * between.dot(relative);
   const btScalar qc = between.length2() - (radiusA + radiusB) * (radiusA + radiusB);
   const btScalar discriminant = qb * qb - 4 * qa * qc;
   if (!(qa > 0) || !(qb < 0) || discriminant < 0) return false;
-  const btScalar t = (-qb - std::sqrt(discriminant)) / (2 * qa);
-  if (!(t >= 0 && t <= btScalar(m_dt))) return false;
+  t = (-qb - std::sqrt(discriminant)) / (2 * qa);
+  return t >= 0 && t <= btScalar(m_dt);
+}
+
+bool Island::aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, const btCollisionObject& b, int bodyA,
+                        int bodyB) const {
+  btScalar t = 0;
+  btVector3 between, relative;
+  if (!touchWithinStep(a, b, bodyA, bodyB, t, between, relative)) return false;
+  const btScalar radiusA = static_cast<const btSphereShape*>(a.getCollisionShape())->getRadius();
+  const btScalar radiusB = static_cast<const btSphereShape*>(b.getCollisionShape())->getRadius();
   const btVector3 n = (between + relative * t).normalized();
   point.m_normalWorldOnB = n;
   point.m_positionWorldOnA = a.getWorldTransform().getOrigin() - n * radiusA;
@@ -289,13 +368,12 @@ bool Island::aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, cons
   return true;
 }
 
-// The Zeno rule (SPEC §7): an impact when the mid-step approach exceeds what
-// this step's external forces alone produce, and the contact is not persistent.
-void Island::classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
-                      ContactHistory& history, RestingPass& resting) {
-  btManifoldPoint& cp = *c.point;
-  const Scalar velocityA = c.normal.dot(pointVelocity(c.objectA, c.offsetA));
-  const Scalar velocityB = c.normal.dot(pointVelocity(c.objectB, c.offsetB));
+// The kicks, the Zeno threshold, the partner's bias and the mid-step approach
+// of a point, from today's velocities.
+inline void Island::measure(IslandContact& c, const SolverSettings& settings, Scalar& velocityA, Scalar& velocityB,
+                            Scalar& forcing) const {
+  velocityA = c.normal.dot(pointVelocity(c.objectA, c.offsetA));
+  velocityB = c.normal.dot(pointVelocity(c.objectB, c.offsetB));
   const Scalar kickA = c.bodyA >= 0 ? c.normal.dot(kickAt(c.bodyA, c.offsetA)) : Scalar(0);
   const Scalar kickB = c.bodyB >= 0 ? c.normal.dot(kickAt(c.bodyB, c.offsetB)) : Scalar(0);
   c.kick = kickA - kickB;
@@ -303,12 +381,37 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
   // contact, in any direction: a stack shares gravity's kick (its relative
   // kick is zero) and Bullet's iterative pass leaves residual velocities of
   // that order across side contacts of a pile too.
-  Scalar forcing = std::abs(c.kick);
+  forcing = std::abs(c.kick);
   if (c.bodyA >= 0) forcing = std::max(forcing, kickAt(c.bodyA, c.offsetA).norm());
   if (c.bodyB >= 0) forcing = std::max(forcing, kickAt(c.bodyB, c.offsetB).norm());
   c.restingSpeed = settings.restingFactor * forcing + settings.restingFloor;
   c.bias = (c.bodyA < 0 ? velocityA : 0) - (c.bodyB < 0 ? velocityB : 0);
   c.approachMid = velocityA - velocityB + 0.5 * c.kick;
+}
+
+// A point addAheadPoint deferred, made now that an impact moved one of its
+// spheres: today's closest points (positions do not change within a pass),
+// with what classify gives a speculative point of an empty manifold (never
+// persistent: it has no point that carried load). Its kick, threshold and
+// bias do not depend on what the impacts changed (dynamic bodies'
+// velocities); promoteClosingSpeculative recomputes the approach.
+bool Island::makeDeferredPoint(IslandContact& c) {
+  const btPersistentManifold& manifold = *c.deferred;
+  if (!makeAheadPoint(manifold, c.bodyA, c.bodyB, c)) return false;
+  Scalar velocityA = 0, velocityB = 0, forcing = 0;
+  measure(c, *m_settings, velocityA, velocityB, forcing);
+  c.persistent = false;
+  c.seed = false;
+  return true;
+}
+
+// The Zeno rule (SPEC §7): an impact when the mid-step approach exceeds what
+// this step's external forces alone produce, and the contact is not persistent.
+void Island::classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
+                      ContactHistory& history, RestingPass& resting) {
+  btManifoldPoint& cp = *c.point;
+  Scalar velocityA = 0, velocityB = 0, forcing = 0;
+  measure(c, settings, velocityA, velocityB, forcing);
   const bool approaching = c.approachMid < -c.restingSpeed;
   // Persistent contact is resting contact (the paper's Zeno rule): a point
   // that carried Bullet's resting impulse last step, or a one-point manifold

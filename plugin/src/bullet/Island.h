@@ -50,6 +50,9 @@ struct IslandContact {
   bool seed = false;        ///< an impact by itself
   bool persistent = false;  ///< resting by the Zeno rule when classified (speculative points)
   std::uint64_t key = 0;    ///< canonical tie-break key
+  /// An ahead point not made yet (point is null): two spheres apart that do
+  /// not touch within the step, made only if an impact moves one of them.
+  const btPersistentManifold* deferred = nullptr;
   int contact = -1;         ///< index in the current cluster problem
 };
 
@@ -81,6 +84,18 @@ class Island {
   /// Our own speculative point for an empty manifold of two spheres or a sphere and a box.
   void addAheadPoint(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
                      ContactHistory& history, RestingPass& resting);
+  /// The ahead point of an empty manifold, today's closest points, into \p c (not classified).
+  bool makeAheadPoint(const btPersistentManifold& manifold, int a, int b, IslandContact& c);
+  /// Whether a deferred sphere pair's gap could close within the step (a bound; see Island.cpp).
+  [[nodiscard]] bool mayClose(const IslandContact& c) const;
+  /// Makes a deferred ahead point (IslandContact::deferred); false if it has none.
+  bool makeDeferredPoint(IslandContact& c);
+  void measure(IslandContact& c, const SolverSettings& settings, Scalar& velocityA, Scalar& velocityB,
+               Scalar& forcing) const;
+  /// Whether two apart spheres touch within this step; the time, today's
+  /// line of centres and the relative motion when they do.
+  bool touchWithinStep(const btCollisionObject& a, const btCollisionObject& b, int bodyA, int bodyB, btScalar& t,
+                       btVector3& between, btVector3& relative) const;
   /// Re-aims an apart sphere pair's point at the touch within this step; false if there is none.
   bool aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, const btCollisionObject& b, int bodyA, int bodyB) const;
   [[nodiscard]] Vector3 kickAt(int body, const Vector3& offset) const;
@@ -92,6 +107,7 @@ class Island {
   btCollisionObject** m_objects = nullptr;
   int m_count = 0;
   std::vector<btManifoldPoint> m_ahead;  // addAheadPoint's points, alive until the next gather
+  const SolverSettings* m_settings = nullptr;  // while gathering and in the rounds after
   Scalar m_dt = 0;  // this step's, for whether a speculative point closes within it
   StepReport* m_report = nullptr;  // while gathering, when SolverSettings::keepReport
 };

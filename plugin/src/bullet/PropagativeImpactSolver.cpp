@@ -28,6 +28,9 @@ namespace {
 // Rounds of impacts per pass: each may reflect speculative points the previous
 // drove shut; what is left after the last arrives and is reflected next step.
 constexpr int kImpactRounds = 16;
+// Near problems tried before the whole component is built (each widens the
+// near set to the bodies the last one's impact reached).
+constexpr int kNearAttempts = 3;
 }  // namespace
 
 using bullet_detail::ClusterFriction;
@@ -179,17 +182,35 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   Impl& im = *m_impl;
   detail::StageClock clock(m_settings.timeStages);
   SolveStageSeconds& seconds = m_report.stageSeconds;
-  im.cluster.build(root, im.island, im.components, constraints, numConstraints, info, im.problem);
-  m_report.rejectedInputs += im.problem.rejectedCount();
-  clock.lap(seconds.problemBuild);
   im.options.problemKey = (im.history.pass() << 20) ^ static_cast<std::uint64_t>(root);
   ImpactResult& r = im.result;
-  im.resolver.resolve(im.problem, im.options, r);  // options checked in solveGroup: cannot throw
-  clock.lap(seconds.prepare);  // the resolve's whole time, split below by its own clock
-  seconds.prepare -= r.stageSeconds.propagate + r.stageSeconds.plastic + r.stageSeconds.analysis;
-  seconds.propagation += r.stageSeconds.propagate;
-  seconds.plastic += r.stageSeconds.plastic;
-  seconds.analysis += r.stageSeconds.analysis;
+  const auto resolveProblem = [&]() {
+    im.resolver.resolve(im.problem, im.options, r);  // options checked in solveGroup: cannot throw
+    clock.lap(seconds.prepare);  // the resolve's whole time, split below by its own clock
+    seconds.prepare -= r.stageSeconds.propagate + r.stageSeconds.plastic + r.stageSeconds.analysis;
+    seconds.propagation += r.stageSeconds.propagate;
+    seconds.plastic += r.stageSeconds.plastic;
+    seconds.analysis += r.stageSeconds.analysis;
+  };
+  // First near the seeds (ClusterProblem.h): the same outcome at the cost of
+  // the contacts the impact reaches, not of the whole touching component.
+  bool resolved = false;
+  if (!m_settings.computeXi && !m_settings.impactFriction &&
+      im.cluster.startNear(root, im.island, im.components, constraints, numConstraints)) {
+    for (int attempt = 0; !resolved && attempt < kNearAttempts; ++attempt) {
+      if (!im.cluster.buildNear(root, im.island, im.components, im.problem)) break;
+      clock.lap(seconds.problemBuild);
+      resolveProblem();
+      if (r.capHit) break;
+      resolved = im.cluster.nearSuffices(root, im.island, im.components, r);
+    }
+  }
+  if (!resolved) {
+    im.cluster.build(root, im.island, im.components, constraints, numConstraints, info, im.problem);
+    clock.lap(seconds.problemBuild);
+    resolveProblem();
+  }
+  m_report.rejectedInputs += im.problem.rejectedCount();  // of the problem resolved
   // Friction during the impact, loaded by its normal impulses (ImpactFriction.h).
   const bool friction = m_settings.impactFriction;
   if (friction) m_report.frictionClamped += im.friction.apply(im.island, im.problem, im.options, r);

@@ -97,6 +97,7 @@ void hideApproachingSpeculative(const Island& island, RestingPass& resting) {
     return toEigen(rb->getLinearVelocity()) + toEigen(rb->getAngularVelocity()).cross(offset);
   };
   for (const IslandContact& c : island.speculative) {
+    if (!c.point) continue;  // a deferred ahead point: never in Bullet's pass
     if (c.persistent && !impacted(c.bodyA) && !impacted(c.bodyB)) continue;
     const Scalar approach =
         c.normal.dot(pointVelocity(c.objectA, c.offsetA) - pointVelocity(c.objectB, c.offsetB)) + 0.5 * c.kick;

@@ -3,15 +3,20 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace propimpact::detail {
 
-Eigen::Vector2d minimiseOnDisc(const Eigen::Matrix2d& K, const Eigen::Vector2d& h, Scalar radius) {
-  if (!(radius > 0) || h.isZero(0)) return Eigen::Vector2d::Zero();
+void eigenOfBlock(const Eigen::Matrix2d& K, Eigen::Matrix2d& Q, Eigen::Vector2d& kappa) {
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> eigen;
   eigen.computeDirect(K);
-  const Eigen::Matrix2d& Q = eigen.eigenvectors();
-  const Eigen::Vector2d kappa = eigen.eigenvalues().cwiseMax(0);  // ascending; negative only by round-off
+  Q = eigen.eigenvectors();
+  kappa = eigen.eigenvalues().cwiseMax(0);  // ascending; negative only by round-off
+}
+
+Eigen::Vector2d minimiseOnDisc(const Eigen::Matrix2d& Q, const Eigen::Vector2d& kappa, const Eigen::Vector2d& h,
+                               Scalar radius) {
+  if (!(radius > 0) || h.isZero(0)) return Eigen::Vector2d::Zero();
   const Eigen::Vector2d hp = Q.transpose() * h;
   const Scalar tiny = 1e-14 * kappa[1];
   // x(ν) = −(K + νI)⁻¹ h in the eigenbasis; a direction K does not see and h
@@ -66,6 +71,7 @@ int FrictionSystem::addRow(const SolverBodies& bodies, const Scalar* coefficient
       groups[row.termCount] = g;
       row.offset[term] = static_cast<Index>(m_coefficients.size());
       row.velocityOffset[term] = group.offset;
+      row.group[term] = g;
       row.size[term] = group.size;
       m_coefficients.resize(m_coefficients.size() + static_cast<std::size_t>(group.size), 0);
       ++row.termCount;
@@ -141,27 +147,67 @@ int FrictionSystem::build(const SolverBodies& bodies, const FrictionRows& fricti
       }
     b.K = 0.5 * (b.K + b.K.transpose()).eval();
     if (b.K.isZero(0)) continue;
+    eigenOfBlock(b.K, b.Q, b.kappa);
     m_blockOf[c] = static_cast<int>(m_blocks.size());
     m_blocks.push_back(b);
   }
   m_impulse.assign(m_rows.size(), 0);
+  buildAdjacency(static_cast<int>(bodies.groups().size()));
   return static_cast<int>(m_blocks.size());
 }
 
+// Unit u is block u below blocks().size(), else normal row u − blocks().size();
+// a block touches the groups of its contact's normal row.
+void FrictionSystem::buildAdjacency(int groupCount) {
+  const int blocks = static_cast<int>(m_blocks.size());
+  const int units = blocks + m_normalCount;
+  const auto rowOf = [&](int u) { return u < blocks ? m_blocks[static_cast<std::size_t>(u)].contact : u - blocks; };
+  m_groupStart.assign(static_cast<std::size_t>(groupCount) + 1, 0);
+  for (int u = 0; u < units; ++u) {
+    const FrictionRow& row = m_rows[static_cast<std::size_t>(rowOf(u))];
+    for (int t = 0; t < row.termCount; ++t) ++m_groupStart[static_cast<std::size_t>(row.group[t]) + 1];
+  }
+  for (int g = 0; g < groupCount; ++g) m_groupStart[static_cast<std::size_t>(g) + 1] += m_groupStart[static_cast<std::size_t>(g)];
+  m_groupUnits.resize(static_cast<std::size_t>(m_groupStart.back()));
+  for (int u = 0; u < units; ++u) {  // in unit order, so each group's list is in sweep order
+    const FrictionRow& row = m_rows[static_cast<std::size_t>(rowOf(u))];
+    for (int t = 0; t < row.termCount; ++t) m_groupUnits[static_cast<std::size_t>(m_groupStart[static_cast<std::size_t>(row.group[t])]++)] = u;
+  }
+  for (int g = groupCount; g > 0; --g) m_groupStart[static_cast<std::size_t>(g)] = m_groupStart[static_cast<std::size_t>(g) - 1];
+  m_groupStart[0] = 0;
+  const auto words = static_cast<std::size_t>(units + 63) / 64;
+  m_groupRound.assign(static_cast<std::size_t>(groupCount), -1);
+  m_groupMover.assign(static_cast<std::size_t>(groupCount), 0);
+  m_dueNow.assign(words, 0);
+  m_dueNext.assign(words, 0);
+}
+
+// A rigid body's group (6 dofs) takes fixed-size kernels: the updates are
+// the stage's whole cost, and dynamic-size maps doubled their instructions.
 Scalar FrictionSystem::velocity(int r, const Scalar* v) const {
   const FrictionRow& row = m_rows[static_cast<std::size_t>(r)];
   Scalar value = row.bias;
-  for (int t = 0; t < row.termCount; ++t)
-    value += Eigen::Map<const VectorX>(m_coefficients.data() + row.offset[t], row.size[t])
-                 .dot(Eigen::Map<const VectorX>(v + row.velocityOffset[t], row.size[t]));
+  for (int t = 0; t < row.termCount; ++t) {
+    const Scalar* c = m_coefficients.data() + row.offset[t];
+    const Scalar* x = v + row.velocityOffset[t];
+    if (row.size[t] == 6)
+      value += Eigen::Map<const Vector6>(c).dot(Eigen::Map<const Vector6>(x));
+    else
+      value += Eigen::Map<const VectorX>(c, row.size[t]).dot(Eigen::Map<const VectorX>(x, row.size[t]));
+  }
   return value;
 }
 
 void FrictionSystem::applyImpulse(int r, Scalar lambda, Scalar* v) const {
   const FrictionRow& row = m_rows[static_cast<std::size_t>(r)];
-  for (int t = 0; t < row.termCount; ++t)
-    Eigen::Map<VectorX>(v + row.velocityOffset[t], row.size[t]) +=
-        lambda * Eigen::Map<const VectorX>(m_w.data() + row.offset[t], row.size[t]);
+  for (int t = 0; t < row.termCount; ++t) {
+    const Scalar* w = m_w.data() + row.offset[t];
+    Scalar* x = v + row.velocityOffset[t];
+    if (row.size[t] == 6)
+      Eigen::Map<Vector6>(x) += lambda * Eigen::Map<const Vector6>(w);
+    else
+      Eigen::Map<VectorX>(x, row.size[t]) += lambda * Eigen::Map<const VectorX>(w, row.size[t]);
+  }
 }
 
 // Exact minimisation over the block's disc of radius μ(λ_n + δ); skipped when
@@ -172,7 +218,7 @@ Scalar FrictionSystem::updateBlock(FrictionBlock& b, Scalar* v) {
   const Eigen::Vector2d g(m_rows[r0].d > 0 ? velocity(b.rows[0], v) : 0, m_rows[r1].d > 0 ? velocity(b.rows[1], v) : 0);
   const Eigen::Vector2d old(m_impulse[r0], m_impulse[r1]);
   const Scalar radius = b.mu * (b.normalImpulse + m_impulse[static_cast<std::size_t>(b.contact)]);
-  const Eigen::Vector2d x = minimiseOnDisc(b.K, g - b.K * old, radius);
+  const Eigen::Vector2d x = minimiseOnDisc(b.Q, b.kappa, g - b.K * old, radius);
   const Eigen::Vector2d step = x - old;
   const Scalar curvature = step.dot(b.K * step);
   if (!(0.5 * curvature + g.dot(step) < 0)) return 0;
@@ -203,23 +249,136 @@ Scalar FrictionSystem::updateNormal(int contact, Scalar target, Scalar* v) {
   return std::abs(step) * std::sqrt(row.d);
 }
 
+Scalar FrictionSystem::update(int unit, const std::vector<Scalar>& targets, Scalar* v) {
+  const int blocks = static_cast<int>(m_blocks.size());
+  if (unit < blocks) return updateBlock(m_blocks[static_cast<std::size_t>(unit)], v);
+  return updateNormal(unit - blocks, targets[static_cast<std::size_t>(unit - blocks)], v);
+}
+
+int FrictionSystem::sweepAll(const std::vector<Scalar>& targets, Scalar tolerance, int cap, bool blocks, Scalar* v) {
+  const int units = static_cast<int>(m_blocks.size()) + m_normalCount;
+  for (int sweep = 1; sweep <= cap; ++sweep) {
+    Scalar change = 0;
+    for (int u = blocks ? 0 : static_cast<int>(m_blocks.size()); u < units; ++u) change = std::max(change, update(u, targets, v));
+    if (change <= tolerance) return sweep;
+  }
+  return cap + 1;
+}
+
+namespace {
+
+int lowestBit(std::uint64_t word) {
+#if defined(__GNUC__)
+  return __builtin_ctzll(word);
+#else
+  int k = 0;
+  for (; (word & 1) == 0; word >>= 1) ++k;
+  return k;
+#endif
+}
+
+}  // namespace
+
+inline void FrictionSystem::markNext(int unit) {
+  const auto word = static_cast<std::size_t>(unit) / 64;
+  m_dueNext[word] |= std::uint64_t{1} << (unit % 64);
+  m_nextFirstWord = std::min(m_nextFirstWord, word);
+}
+
+// Unit \p unit moved its groups. The first move of a group in a round makes
+// every other unit on it due: later ones in this round (then not in the next:
+// this visit sees the change), earlier ones in the next. A later move of the
+// group in the same round adds only its last mover and the units visited
+// since (the later ones are still due): a box's group carries ~50 units, and
+// expanding it at every move was 63 % of a landing's instructions (callgrind).
+void FrictionSystem::notify(int unit, bool blocks) {
+  const int first = blocks ? 0 : static_cast<int>(m_blocks.size());
+  const int contact = unit < static_cast<int>(m_blocks.size()) ? m_blocks[static_cast<std::size_t>(unit)].contact
+                                                                 : unit - static_cast<int>(m_blocks.size());
+  const FrictionRow& row = m_rows[static_cast<std::size_t>(contact)];
+  for (int t = 0; t < row.termCount; ++t) {
+    const auto g = static_cast<std::size_t>(row.group[t]);
+    const int end = m_groupStart[g + 1];
+    int& mover = m_groupMover[g];
+    if (m_groupRound[g] != m_roundId) {
+      m_groupRound[g] = m_roundId;
+      for (int k = m_groupStart[g]; k < end; ++k) {
+        const int w = m_groupUnits[static_cast<std::size_t>(k)];
+        if (w == unit) {
+          mover = k;
+        } else if (w > unit) {
+          const std::uint64_t bit = std::uint64_t{1} << (w % 64);
+          m_dueNow[static_cast<std::size_t>(w) / 64] |= bit;
+          m_dueNext[static_cast<std::size_t>(w) / 64] &= ~bit;
+        } else if (w >= first) {
+          markNext(w);
+        }
+      }
+    } else {
+      int k = mover;  // the last mover too: it saw the group before this move
+      for (; k < end && m_groupUnits[static_cast<std::size_t>(k)] != unit; ++k)
+        if (m_groupUnits[static_cast<std::size_t>(k)] >= first) markNext(m_groupUnits[static_cast<std::size_t>(k)]);
+      mover = k;
+    }
+  }
+}
+
+// The sweeps' Gauss–Seidel restricted to due units, starting from those due
+// next. A unit left alone has neighbours that moved by at most the tolerance
+// since its last update (ImpactFriction.h: how close that keeps the outcome
+// to the full sweeps'); a unit that is due only because a neighbour moved by
+// round-off is not visited.
+int FrictionSystem::sweepWorklist(const std::vector<Scalar>& targets, Scalar tolerance, int cap, bool blocks, Scalar* v) {
+  int rounds = 0;
+  for (;;) {
+    const std::size_t firstWord = m_nextFirstWord;
+    if (firstWord >= m_dueNext.size()) return std::max(rounds, 1);
+    if (++rounds > cap) return rounds;
+    ++m_roundId;
+    m_dueNow.swap(m_dueNext);
+    m_nextFirstWord = m_dueNext.size();
+    for (std::size_t word = firstWord; word < m_dueNow.size(); ++word) {
+      // A notification sets only later bits of this word, which the loop then reads.
+      while (m_dueNow[word] != 0) {
+        const int bit = lowestBit(m_dueNow[word]);
+        m_dueNow[word] &= m_dueNow[word] - 1;
+        const int u = static_cast<int>(word) * 64 + bit;
+        if (update(u, targets, v) > tolerance) notify(u, blocks);
+      }
+    }
+  }
+}
+
 int FrictionSystem::solve(const std::vector<Scalar>& targets, const FrictionOptions& options, Scalar scale, Scalar* v) {
   std::fill(m_impulse.begin(), m_impulse.end(), 0);
   const Scalar tolerance = options.tolerance * scale;
-  for (int sweep = 1; sweep <= options.sweepCap; ++sweep) {
-    Scalar change = 0;
-    for (FrictionBlock& b : m_blocks) change = std::max(change, updateBlock(b, v));
-    for (int c = 0; c < m_normalCount; ++c) change = std::max(change, updateNormal(c, targets[static_cast<std::size_t>(c)], v));
-    if (change <= tolerance) return sweep;
+  const int blocks = static_cast<int>(m_blocks.size());
+  // Only blocks can move first: at the start every normal row meets its
+  // target (targets never exceed the start velocity), so its update is zero.
+  int sweeps = 0;
+  if (options.worklist) {
+    std::fill(m_groupRound.begin(), m_groupRound.end(), -1);
+    m_roundId = 0;
+    std::fill(m_dueNow.begin(), m_dueNow.end(), 0);
+    std::fill(m_dueNext.begin(), m_dueNext.end(), 0);
+    m_nextFirstWord = m_dueNext.size();
+    for (int u = 0; u < blocks; ++u) markNext(u);
+    sweeps = sweepWorklist(targets, tolerance, options.sweepCap, true, v);
+  } else {
+    sweeps = sweepAll(targets, tolerance, options.sweepCap, true, v);
   }
+  if (sweeps <= options.sweepCap) return sweeps;
   // Not converged: the tangential impulses stay, and the normal rows alone
   // (a convex problem in δ whose Gauss–Seidel converges) are swept until they
   // meet their targets, so the verification judges a feasible point whenever
-  // one is reachable by normal impulses. Each update is still a descent.
-  for (int sweep = 1; sweep <= options.sweepCap; ++sweep) {
-    Scalar change = 0;
-    for (int c = 0; c < m_normalCount; ++c) change = std::max(change, updateNormal(c, targets[static_cast<std::size_t>(c)], v));
-    if (change <= tolerance) break;
+  // one is reachable by normal impulses. Each update is still a descent. The
+  // worklist goes on from the normal rows still due.
+  if (options.worklist) {
+    // The cap stopped before a round: every due unit is due next; blocks are done.
+    for (int u = 0; u < blocks; ++u) m_dueNext[static_cast<std::size_t>(u) / 64] &= ~(std::uint64_t{1} << (u % 64));
+    (void)sweepWorklist(targets, tolerance, options.sweepCap, false, v);
+  } else {
+    (void)sweepAll(targets, tolerance, options.sweepCap, false, v);
   }
   return options.sweepCap;
 }

@@ -23,6 +23,7 @@ struct ImpactFriction::Workspace {
   std::vector<Scalar> noConstant;  // empty: rows without the joint error as a constant
   std::vector<Scalar> rowStart;    // every row's relative velocity at the start
   std::vector<Scalar> targets;     // per contact
+  std::vector<Scalar> floors;      // per contact: the slowest approach it may end with
   VectorX problemOrder;
   Scalar scale = 0;
   Scalar threshold = 0;
@@ -81,8 +82,7 @@ bool ImpactFriction::Workspace::attempt(const FrictionOptions& options, int& swe
     f += 0.5 * lambda * (end + rowStart[static_cast<std::size_t>(r)]);
     magnitude += std::abs(lambda) * (std::abs(end) + std::abs(rowStart[static_cast<std::size_t>(r)]));
     if (r < system.normalCount()) {
-      const Scalar floor = std::min<Scalar>(0, rowStart[static_cast<std::size_t>(r)]);
-      ok = ok && (end - floor) / std::sqrt(row.d) >= -threshold;
+      ok = ok && (end - floors[static_cast<std::size_t>(r)]) / std::sqrt(row.d) >= -threshold;
     }
   }
   change = f;
@@ -153,17 +153,24 @@ void ImpactFriction::apply(const ImpactProblem& problem, const FrictionRows& fri
   w.threshold = resolveOptions.feasibilityTolerance * w.scale;
 
   // Newton targets: each impact contact keeps the separation speed the impact
-  // gave it; a contact outside the cluster is only kept from approaching faster.
-  w.targets.resize(static_cast<std::size_t>(w.system.normalCount()));
-  for (int c = 0; c < w.system.normalCount(); ++c) {
-    const Scalar u = w.rowStart[static_cast<std::size_t>(c)];
-    w.targets[static_cast<std::size_t>(c)] = result.inCluster[static_cast<std::size_t>(c)] ? u : std::min<Scalar>(0, u);
+  // gave it; a contact outside the cluster is only kept from approaching
+  // faster than it did or than its resting speed, whichever is faster (the
+  // propagation's rule: a slower approach is resting contact, left to the
+  // host's resting pass; ImpactFriction.h).
+  const auto contacts = static_cast<std::size_t>(w.system.normalCount());
+  w.targets.resize(contacts);
+  w.floors.resize(contacts);
+  for (std::size_t c = 0; c < contacts; ++c) {
+    const Scalar u = w.rowStart[c];
+    const bool in = result.inCluster[c] != 0;
+    w.floors[c] = in ? std::min<Scalar>(0, u) : std::min(u, -problem.contact(static_cast<int>(c)).restingSpeed);
+    w.targets[c] = in ? u : w.floors[c];
   }
   int sweeps = 0;
   Scalar f = 0;
   out.outcome = FrictionOutcome::Newton;
   if (!w.attempt(options, sweeps, f)) {
-    for (std::size_t c = 0; c < w.targets.size(); ++c) w.targets[c] = std::min<Scalar>(0, w.rowStart[c]);
+    w.targets = w.floors;
     out.outcome = FrictionOutcome::Dissipative;
     if (!w.attempt(options, sweeps, f)) {
       out.outcome = FrictionOutcome::Reverted;  // result untouched: the frictionless outcome

@@ -53,11 +53,12 @@ struct SolverSettings {
   /// slip, never adding kinetic energy, every touching contact still feasible
   /// (a box's corner may need an extra normal impulse δ; reported). A NaN,
   /// infinite or negative μ is clamped to 0 and counted
-  /// (StepReport::frictionClamped). Off by default for now: the friction
-  /// stage sweeps every contact of the touching component, not only the
-  /// impact's neighbourhood, so on the settled 1,000-sphere pile it cost
-  /// 60 ms per step (scripts/bench's "pile split", write-back) against 3 ms
-  /// for Bullet's whole pass. On, a bounce gets friction as in every game
+  /// (StepReport::frictionClamped). Off by default for now, for its cost:
+  /// the stage visits only what the friction moves, but Gauss–Seidel over an
+  /// impact cluster of hundreds of coupled contacts still takes hundreds of
+  /// sweeps, so on the settled 1,000-sphere pile a step took 2.1 × and on
+  /// the 125-box landing 2.6 × as long as with it off (docs/performance.md,
+  /// "What impact friction costs"). On, a bounce gets friction as in every game
   /// engine (a ball leaves rough ground rolling). Off: impacts are frictionless, as in the papers, bit for bit what the
   /// solver did before this setting existed; an impact contact that separates
   /// then gets no friction at all (Bullet's pass never sees it). The seeds'

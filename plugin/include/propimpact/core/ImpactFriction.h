@@ -28,6 +28,14 @@
 ///  - *Dissipative targets*, when Newton's version gained energy (it can: the
 ///    Kane–Levinson double pendulum): s_i = min(0, u_n,i). Then f(x) ≤ f(0) = 0
 ///    at every step, and with b = 0 f is exactly the change of kinetic energy.
+///  - A contact *outside the cluster* (ImpactResult::inCluster) has, in both
+///    versions, the target s_i = min(u_n,i, −r_i), r_i its resting speed
+///    (ImpactProblem::setRestingSpeed, 0 by default, giving min(0, u_n,i)):
+///    friction may push it into a slower approach than r_i, which the
+///    propagation too leaves to the host's resting pass, but no further.
+///    Without that slack a friction push into a settled pile spreads δ over
+///    every resting contact of the touching component. Since s_i ≤ 0 there,
+///    the energy change is f + sᵀδ ≤ f.
 ///
 /// Each update is an exact minimisation of f over the feasible segment or
 /// disc of one block: a contact's two tangent rows together (a 2 × 2
@@ -43,11 +51,27 @@
 /// Sphere on a plane (tangent rows orthogonal to the normal in the metric):
 /// nothing couples, δ = 0, and the outcome is Routh's closed form (SPEC §7).
 ///
+/// ## What a sweep visits
+/// The Gauss–Seidel order is fixed (the blocks by entry, then the normal rows
+/// by contact), but only *due* updates run: at the start every normal row
+/// meets its target (s_i ≤ u_n,i), so only the blocks are due; an update that
+/// changes the velocity by more than the tolerance makes the others on the
+/// bodies it moved due, later in the same sweep or in the next. An update not
+/// run would have seen only changes below the tolerance, so the outcome is the
+/// full sweeps' (FrictionOptions::worklist off runs every update of every
+/// sweep, the reference) to within the stage's convergence accuracy — the
+/// sweeps over the coupled cone stop or stall at a point that depends on
+/// round-off-sized updates: on random rigid clusters the two differ by up to
+/// 6e-9 of the speed scale, the full sweeps from themselves by 2e-9 between
+/// tolerances 1e-13 and 1e-15 (tests/core/FrictionWorklistPropertyTest.cpp).
+/// The work follows what the friction moves, not the size of the problem.
+///
 /// ## Guarantees (checked, not assumed)
 /// After the sweeps (tolerance or cap) the stage *verifies* f ≤ ε (no energy
 /// gained; ε round-off) and that every contact ends with J_i v + b_i ≥
 /// min(0, u_n,i) − tolerance (every touching contact that was feasible after
-/// the impact still is; one outside the cluster is not driven further in).
+/// the impact still is), or ≥ min(u_n,i, −r_i) − tolerance outside the
+/// cluster (not driven beyond its resting speed, nor further in than it was).
 /// Newton targets that fail are replaced by dissipative ones; if those fail
 /// too (sweep cap hit before convergence), friction is dropped and the
 /// frictionless outcome stands (FrictionOutcome::Reverted, reported). So the
@@ -75,6 +99,11 @@
 ///    contacts' frame: a moving conveyor may legitimately speed a body up.
 ///  - Friction at contacts outside the impact cluster (resting contact) is
 ///    left to the host engine.
+///  - Cost: the worklist confines the sweeps to the bodies friction moves, but
+///    an impact whose cluster couples hundreds of contacts (a ball landing on
+///    a settled pile, whose propagation reaches ~250 contacts) still needs
+///    hundreds of sweeps over them to reach the tolerance; Gauss–Seidel over
+///    coupled friction and normal rows converges slowly (docs/performance.md).
 
 #include <cstdint>
 #include <memory>
@@ -159,6 +188,10 @@ struct FrictionOptions {
   Scalar tolerance = 1e-13;
   /// Sweeps per attempt; when reached, the verification decides.
   int sweepCap = 1000;
+  /// Visit only what the impact's friction moves (see the file comment); off,
+  /// every block and normal row of the problem in every sweep (the reference
+  /// the worklist is tested against, to round-off).
+  bool worklist = true;
 };
 
 /// What the friction stage did, per entry of FrictionRows and overall.
