@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "MassFactor.h"
 #include "SolverBodies.h"
 #include "propimpact/core/DisjointSets.h"
 
@@ -14,11 +15,43 @@ namespace {
 // (BM⁻¹Bᵀ)⁺ had at 1e-12 of its largest eigenvalue, in A's terms.
 constexpr Scalar kJointRankCutoff = 1e-6;
 
+// ‖Lᵀb‖² = b M⁻¹ bᵀ relative to |b|²·max|M⁻¹|: at or below kJointRoundOff
+// it is round-off of the factor (ε² is 5e-32), at or below kHeavyJoint a
+// joint M⁻¹ barely moves (the fuzz check's 1e-13).
+constexpr Scalar kJointRoundOff = 1e-20;
+constexpr Scalar kHeavyJoint = 1e-13;
+
 // Every matrix is a Map over a reused buffer, so that a step whose groups have
 // the sizes of an earlier step allocates nothing.
 Eigen::Map<MatrixX> buffer(std::vector<Scalar>& storage, Index rows, Index cols) {
   if (storage.size() < static_cast<std::size_t>(rows * cols)) storage.resize(static_cast<std::size_t>(rows * cols));
   return Eigen::Map<MatrixX>(storage.data(), rows, cols);
+}
+
+// A dense block's factor moves its heaviest modes (MassFactor.h). A joint
+// along one, b M⁻¹ bᵀ at or below kHeavyJoint of |b|²·max|M⁻¹| (what the fuzz
+// check calls a joint M⁻¹ barely moves, which the impact must leave alone),
+// has a column of A = LᵀBᵀ far below the rank cut-off relative to the
+// others: it was dropped, unenforced, and moved (fuzz finding
+// joint-along-the-heaviest-mode-of-a-dense-block-left-unenforced). Its row
+// of B is scaled so that its column has the largest column's norm: the rank
+// then says whether it depends on the others, not how heavy it is. Other
+// rows keep the documented cut-off, and a column at round-off (a joint along
+// a locked axis) stays as it is: it is no constraint.
+void liftHeavyJoints(const Eigen::Map<MatrixX>& factor, Eigen::Map<MatrixX>& B, Scalar groupScale) {
+  // ‖Lᵀb‖², by hand: a dynamic-size temporary would allocate.
+  const auto mobility = [&](Index k) {
+    Scalar squared = 0;
+    for (Index c = 0; c < factor.cols(); ++c) squared += std::pow(factor.col(c).dot(B.row(k).transpose()), 2);
+    return squared;
+  };
+  Scalar largest = 0;
+  for (Index k = 0; k < B.rows(); ++k) largest = std::max(largest, mobility(k));
+  for (Index k = 0; k < B.rows(); ++k) {
+    const Scalar squared = mobility(k);
+    const Scalar reference = B.row(k).squaredNorm() * groupScale;
+    if (squared > kJointRoundOff * reference && squared <= kHeavyJoint * reference) B.row(k) *= std::sqrt(largest / squared);
+  }
 }
 
 }  // namespace
@@ -103,7 +136,10 @@ void SolverBodies::blockFactor(std::size_t gi, Eigen::Map<MatrixX>& factor) {
             (values[c] > cutoff ? std::sqrt(values[c]) : Scalar(0)) * eig.eigenvectors().col(c);
     };
     const Eigen::Map<const MatrixX> blockInverse(p.inverseMassData() + layout.matrixOffset, layout.size, layout.size);
-    if (layout.size == 6) {
+    if (!layout.rigid) {
+      inverseCholeskyFactor(p.massData() + layout.matrixOffset, layout.size, factor.block(at, at, layout.size, layout.size));
+      factor.block(at, at, layout.size, layout.size).transposeInPlace();
+    } else if (layout.size == 6) {
       place(Eigen::SelfAdjointEigenSolver<Matrix6>(Matrix6(blockInverse)));
     } else if (layout.size <= kSmallCapacity) {
       m_smallBlockEigen.compute(blockInverse);
@@ -144,6 +180,7 @@ void SolverBodies::projectJoints(std::size_t gi) {
     }
   Eigen::Map<MatrixX> factor = buffer(m_bufferFactor, g.size, g.size);
   blockFactor(gi, factor);
+  liftHeavyJoints(factor, B, m_groupScale[gi]);
   Eigen::Map<MatrixX> minv(m_inverseMass.data() + g.matrixOffset, g.size, g.size);
   m_projectorOffset[gi] = static_cast<Index>(m_constraintProjector.size());
   m_constraintProjector.resize(m_constraintProjector.size() + static_cast<std::size_t>(g.size * g.size));

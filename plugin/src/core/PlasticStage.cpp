@@ -178,24 +178,61 @@ std::int64_t PlasticStage::solveExact(const StageContext& c, const Scalar* start
   const std::int64_t iterations = m_lcp.solve(m_factorRows.data(), m, m_factorDofs, m_compactS.data(),
                                               m_compactUnit.data(), c.threshold, m_compactLambda.data(),
                                               m_factorSupport.data());
-  for (Index a = 0; a < m; ++a) {
-    const Scalar value = m_compactLambda[static_cast<std::size_t>(a)];
-    if (value != 0) rows.applyImpulse(rows.active()[static_cast<std::size_t>(a)], value, out);
-  }
+  applyPrimal(c, out);
   return iterations;
 }
 
-// Iterative refinement of an exact solve left violated: the LCP sees the rows
-// through A = J L, the outcome is built by applyImpulse through M⁻¹_c Jᵀ, and
-// the two agree only to round-off of L, which rows far below their reference
-// (d/reference 5e-9 in finding
-// capped-rigid-joint-bias-plastic-residual-1.2e-4-of-scale) see magnified:
-// multipliers of 4e10 left a row violated by 0.277 against a threshold of
-// 2.4e-7 although the LCP's own residual was 2e-9. Solving again from the
-// outcome, with the rows' true velocities as s0, adds the correction the model
-// error left out; each pass shrinks the violation by the model's relative
-// error (6x per pass there, 0.277 to 4.9e-6 in six). A pass stands only if the
-// chooser prefers it, so energy is never gained by one (PlasticStage.h).
+// out += L x with x = Aᵀλ, summed over the rows' supports (see the header):
+// nearly dependent rows take multipliers of 1e10 whose sum x is small, and x
+// is what the LCP's rows saw.
+void PlasticStage::applyPrimal(const StageContext& c, Scalar* out) {
+  const auto m = static_cast<Index>(c.rows.active().size());
+  m_primal.assign(static_cast<std::size_t>(m_factorDofs), 0);
+  for (Index a = 0; a < m; ++a) {
+    const Scalar value = m_compactLambda[static_cast<std::size_t>(a)];
+    if (value == 0) continue;
+    const RowSupport& support = m_factorSupport[static_cast<std::size_t>(a)];
+    const Scalar* row = m_factorRows.data() + a * m_factorDofs;
+    for (int s = 0; s < 2; ++s)
+      for (Index k = support.begin[s]; k < support.begin[s] + support.length[s]; ++k)
+        m_primal[static_cast<std::size_t>(k)] += value * row[k];
+  }
+  const std::vector<Group>& groups = c.bodies.groups();
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    if (m_factorColumn[gi] < 0 || !c.bodies.joined(gi)) continue;
+    const Group& g = groups[gi];
+    Eigen::Map<const MatrixX> factor(m_factorTransposed.data() + m_factorOffset[gi], g.size, g.size);
+    Eigen::Map<VectorX>(out + g.offset, g.size).noalias() +=
+        factor.transpose() * Eigen::Map<const VectorX>(m_primal.data() + m_factorColumn[gi], g.size);
+  }
+  // A group outside joints has M⁻¹ from the problem, which L Lᵀ matches only
+  // to round-off: the impulses must explain its change through M⁻¹ itself
+  // (momentum, Δv = M⁻¹Jᵀλ). L(Aᵀλ) missed that by 1.8e-4 of the velocity
+  // under the multipliers of a 3-dof block with κ(M) ≈ 7e13 (fuzz finding
+  // primal-outcome-of-a-dense-block-unexplained-by-its-impulses, with the
+  // Cholesky factor there, since taken back).
+  for (Index a = 0; a < m; ++a) {
+    const Scalar value = m_compactLambda[static_cast<std::size_t>(a)];
+    if (value == 0) continue;
+    const Row& row = c.rows[static_cast<std::size_t>(c.rows.active()[static_cast<std::size_t>(a)])];
+    for (int t = 0; t < row.termCount; ++t) {
+      const GroupTerm& term = row.terms[t];
+      if (c.bodies.joined(static_cast<std::size_t>(term.group))) continue;
+      const Scalar* w = c.rows.w(term);
+      for (Index k = 0; k < term.size; ++k) out[term.velocityOffset + k] += value * w[k];
+    }
+  }
+}
+
+// Iterative refinement of an exact solve left violated: the rows' true
+// velocities and the LCP's s agree only to the round-off of J(Lx) against
+// (JL)x, which rows far below their reference see magnified. Solving again
+// from the outcome, with the rows' true velocities as s0, adds the correction.
+// Before the outcome was taken from the LCP's primal (applyPrimal) this
+// closed finding capped-rigid-joint-bias-plastic-residual-1.2e-4-of-scale
+// (0.277 to 4.9e-6 in six passes); the primal route leaves it 1e-8 there. A
+// pass stands only if the chooser prefers it, so energy is never gained by
+// one (PlasticStage.h).
 std::int64_t PlasticStage::refineExact(const StageContext& c, Scalar* out, Scalar startEnergy, Judgement& best) {
   const auto m = static_cast<Index>(c.rows.active().size());
   std::int64_t iterations = 0;
@@ -342,9 +379,27 @@ PlasticStage::Judgement PlasticStage::solve(const StageContext& c, const Scalar*
   return best;
 }
 
+// In exact arithmetic the capped state's velocity change is admissible, a sum
+// of M⁻¹_c Jᵀλ. Thousands of reflections with impulses up to 1e9 leave
+// round-off along the joints' constraint directions (B Δv = 0.02 in finding
+// nearly-locked-row-moved-by-its-remaining-mobility), which the joints must
+// not see (SPEC §6). Removing the constraint part C Δv (an M-orthogonal
+// projection) keeps the nearest admissible change in the M-norm, and with the
+// start admissible (ImpactResolver sets the joint error aside) it can only
+// lower the energy: ‖v0 + Δv − CΔv‖²_M = ‖v0 + Δv‖²_M − ‖CΔv‖²_M.
+void PlasticStage::keepChangeAdmissible(const StageContext& c, const Scalar* v0, Scalar* velocity) {
+  if (!c.bodies.anyJoint()) return;
+  const auto n = static_cast<std::size_t>(c.bodies.dofs());
+  m_drift.resize(n);
+  for (std::size_t k = 0; k < n; ++k) m_drift[k] = velocity[k] - v0[k];
+  c.bodies.splitJointError(m_drift.data(), m_violating);
+  for (std::size_t k = 0; k < n; ++k) velocity[k] = v0[k] + m_drift[k];
+}
+
 Fallback PlasticStage::settleCapped(const StageContext& c, const Scalar* v0, Scalar* velocity, Scalar* lambda,
                                     ImpactResult* stats) {
   const auto n = static_cast<std::size_t>(c.bodies.dofs());
+  keepChangeAdmissible(c, v0, velocity);
   m_capped.assign(velocity, velocity + n);
   const Scalar residualBefore = stats ? stats->plasticResidual : 0;
   const PlasticMethod methodBefore = stats ? stats->plasticMethod : PlasticMethod::NotNeeded;
