@@ -63,14 +63,19 @@ class WorldSnapshot {
 };
 
 /// PropagativeImpactSolver that measures, per solveGroup call, its whole time
-/// and the time of Bullet's sequential-impulse pass it runs inside (setup,
-/// iterations, finish: the virtual stages of btSequentialImpulseConstraintSolver).
+/// and the time of Bullet's sequential-impulse pass it runs inside. The pass
+/// runs in the resting-pass stage's own solver object, so it is read from the
+/// step report's stage clock (SolverSettings::timeStages, on from
+/// construction: a few thread-CPU clock reads per pass); overriding this
+/// solver's sequential-impulse stages measured nothing once the pass moved
+/// there, and Bullet's pass was counted as ours.
 /// "Ours" = whole − Bullet's pass: classification, clusters, problem set-up,
 /// the core resolve and write-back.
 class TimedPropagativeSolver : public PropagativeImpactSolver {
  public:
+  TimedPropagativeSolver() { settings().timeStages = true; }
   double wholeSeconds = 0;   ///< summed over solveGroup calls since reset.
-  double bulletSeconds = 0;  ///< Bullet's SI stages inside them.
+  double bulletSeconds = 0;  ///< Bullet's pass inside them (0 with timeStages off).
   /// Zeroes the timers.
   void resetTimers() { wholeSeconds = bulletSeconds = 0; }
   /// Time spent in our own code.
@@ -79,17 +84,6 @@ class TimedPropagativeSolver : public PropagativeImpactSolver {
   btScalar solveGroup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds, int numManifolds,
                       btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
                       btIDebugDraw* debugDrawer, btDispatcher* dispatcher) override;
-
- protected:
-  btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds,
-                                        int numManifolds, btTypedConstraint** constraints, int numConstraints,
-                                        const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override;
-  btScalar solveGroupCacheFriendlyIterations(btCollisionObject** bodies, int numBodies,
-                                             btPersistentManifold** manifolds, int numManifolds,
-                                             btTypedConstraint** constraints, int numConstraints,
-                                             const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override;
-  btScalar solveGroupCacheFriendlyFinish(btCollisionObject** bodies, int numBodies,
-                                         const btContactSolverInfo& info) override;
 };
 
 /// Total reflections of the clusters in the solver's report (reading it marks it consumed).

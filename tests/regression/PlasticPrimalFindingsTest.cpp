@@ -142,5 +142,14 @@ TEST(FuzzFindings, PrimalOutcomeOfADenseBlockUnexplainedByItsImpulses) {
   EXPECT_EQ(fuzz::resolveAndCheck(c), "");
 }
 
+// Found by CI's seeded run (scripts/fuzz --seed 10 --runs 4000) at a840e5b,
+// before this file's fixes reached main: a 3-dof block with 2 joints and 64
+// biased contacts, whose exact plastic solve ended with a residual of 4.66
+// against 1e-6 of a scale of 2.6e6. The LCP's primal outcome ends it within
+// the bound.
+TEST(FuzzFindings, ThreeDof2JointsBiasedActiveSetResidual47OfScaleSeed10) {
+  expectExactPlasticOutcomePasses("3dof-2-joints-biased-active-set-residual-4.7-of-scale-2.6e6-seed-10");
+}
+
 }  // namespace
 }  // namespace propimpact

@@ -116,11 +116,45 @@ UniquenessCertificate Analysis::certify(const StageContext& c, const std::vector
   return UniquenessCertificate::None;
 }
 
+void Analysis::collectSegments(const StageContext& c) {
+  m_segments.clear();
+  for (const int r : c.rows.active()) {
+    const Row& row = c.rows[static_cast<std::size_t>(r)];
+    for (int t = 0; t < row.termCount; ++t) m_segments.push_back({row.terms[t].velocityOffset, row.terms[t].size});
+  }
+  std::sort(m_segments.begin(), m_segments.end(), [](const Segment& a, const Segment& b) { return a.offset < b.offset; });
+  m_segments.erase(std::unique(m_segments.begin(), m_segments.end(),
+                               [](const Segment& a, const Segment& b) { return a.offset == b.offset; }),
+                   m_segments.end());
+  m_compact = 0;
+  for (const Segment& g : m_segments) m_compact += g.size;
+}
+
+void Analysis::load(const Scalar* compact) {
+  for (const Segment& g : m_segments) {
+    std::copy(compact, compact + g.size, m_work.data() + g.offset);
+    compact += g.size;
+  }
+}
+
+void Analysis::store(Scalar* compact) const {
+  for (const Segment& g : m_segments) {
+    std::copy(m_work.data() + g.offset, m_work.data() + g.offset + g.size, compact);
+    compact += g.size;
+  }
+}
+
+void Analysis::leaf(const StageContext& c, int k, Scalar* problemOrder) {
+  load(m_leaves.data() + static_cast<std::size_t>(k) * static_cast<std::size_t>(m_compact));
+  c.bodies.scatter(m_work.data(), problemOrder);
+}
+
 bool Analysis::enumerateOrders(const StageContext& c, const std::vector<Scalar>& v0) {
   m_leafCount = 0;
   m_nodes = 0;
   m_incomplete = false;
-  const auto n = static_cast<std::size_t>(c.bodies.dofs());
+  collectSegments(c);
+  const auto m = static_cast<std::size_t>(m_compact);
   // Sized once for the deepest tree enumerate() may walk (its level and node
   // caps) and for every leaf it may keep, so that an order tree deeper or
   // bushier than any before allocates nothing inside a step.
@@ -128,12 +162,13 @@ bool Analysis::enumerateOrders(const StageContext& c, const std::vector<Scalar>&
   const std::size_t levels =
       std::min<std::size_t>(64 * rowCount + 66, static_cast<std::size_t>(std::max<std::int64_t>(
                                                      c.options.enumerationNodeCap, 0)) + 2);
-  if (m_stack.size() < levels * n) m_stack.resize(levels * n);
-  if (m_stack.size() < 2 * n) m_stack.resize(2 * n);
-  if (m_leaves.capacity() < (kLeafCap + 1) * n) m_leaves.reserve((kLeafCap + 1) * n);
+  if (m_stack.size() < std::max<std::size_t>(levels, 2) * m) m_stack.resize(std::max<std::size_t>(levels, 2) * m);
+  if (m_leaves.capacity() < (kLeafCap + 1) * m) m_leaves.reserve((kLeafCap + 1) * m);
+  const auto n = static_cast<std::size_t>(c.bodies.dofs());
   m_scratchA.resize(n);
   m_scratchB.resize(n);
-  std::copy(v0.begin(), v0.end(), m_stack.begin());
+  m_work.assign(v0.begin(), v0.end());
+  store(m_stack.data());
   enumerate(c, 0, -1);
   return !m_incomplete;
 }
@@ -145,31 +180,31 @@ void Analysis::enumerate(const StageContext& c, int level, int last) {
     m_incomplete = true;
     return;
   }
-  const auto n = static_cast<std::size_t>(c.bodies.dofs());
-  const std::size_t needed = (static_cast<std::size_t>(level) + 2) * n;
+  const auto m = static_cast<std::size_t>(m_compact);
+  const std::size_t needed = (static_cast<std::size_t>(level) + 2) * m;
   if (m_stack.size() < needed) m_stack.resize(needed * 2);
   bool any = false;
   for (const int r : rows.active()) {
     if (r == last) continue;
-    const Scalar* current = m_stack.data() + static_cast<std::size_t>(level) * n;
-    const Scalar relative = rows.velocity(r, current);
+    load(m_stack.data() + static_cast<std::size_t>(level) * m);  // a deeper level left m_work elsewhere
+    const Scalar relative = rows.velocity(r, m_work.data());
     if (!rows.infeasible(r, relative, c.threshold)) continue;
     any = true;
-    Scalar* next = m_stack.data() + static_cast<std::size_t>(level + 1) * n;
-    std::copy(current, current + n, next);
-    rows.applyImpulse(r, -2 * relative / rows[static_cast<std::size_t>(r)].d, next);
+    rows.applyImpulse(r, -2 * relative / rows[static_cast<std::size_t>(r)].d, m_work.data());
+    store(m_stack.data() + static_cast<std::size_t>(level + 1) * m);
     enumerate(c, level + 1, r);
     if (m_incomplete) return;
   }
   if (any) return;
   // A leaf: keep it if it differs from every stored outcome.
-  const Scalar* outcome = m_stack.data() + static_cast<std::size_t>(level) * n;
+  const Scalar* outcome = m_stack.data() + static_cast<std::size_t>(level) * m;
   Eigen::Map<VectorX> scratchA(m_scratchA.data(), c.bodies.dofs());
   Eigen::Map<VectorX> scratchB(m_scratchB.data(), c.bodies.dofs());
-  c.bodies.scatter(outcome, scratchA.data());
+  load(outcome);
+  c.bodies.scatter(m_work.data(), scratchA.data());
   const Scalar tolerance = c.options.certificateTolerance * c.scale;
   for (int k = 0; k < m_leafCount; ++k) {
-    c.bodies.scatter(m_leaves.data() + static_cast<std::size_t>(k) * n, scratchB.data());
+    leaf(c, k, scratchB.data());
     scratchB -= scratchA;
     if (std::sqrt(std::max(Scalar(0), c.bodies.kineticInner(scratchB, scratchB))) <= tolerance) return;
   }
@@ -177,8 +212,8 @@ void Analysis::enumerate(const StageContext& c, int level, int last) {
     m_incomplete = true;
     return;
   }
-  m_leaves.resize(static_cast<std::size_t>(m_leafCount + 1) * n);
-  std::copy(outcome, outcome + n, m_leaves.data() + static_cast<std::size_t>(m_leafCount) * n);
+  m_leaves.resize(static_cast<std::size_t>(m_leafCount + 1) * m);
+  std::copy(outcome, outcome + m, m_leaves.data() + static_cast<std::size_t>(m_leafCount) * m);
   ++m_leafCount;
 }
 
@@ -199,10 +234,10 @@ void Analysis::computeXi(const StageContext& c, const XiInputs& in, Propagator& 
     if (static_cast<int>(c.rows.active().size()) <= std::max(c.options.enumerationContactLimit, 1) &&
         enumerateOrders(c, in.v0)) {
       for (int k = 0; k < m_leafCount; ++k) {
-        VectorX leaf(n);
-        c.bodies.scatter(m_leaves.data() + static_cast<std::size_t>(k) * static_cast<std::size_t>(n), leaf.data());
-        leaf += in.jointError;
-        outcomes.push_back(finalFromElastic(leaf));
+        VectorX outcome(n);
+        leaf(c, k, outcome.data());
+        outcome += in.jointError;
+        outcomes.push_back(finalFromElastic(outcome));
       }
     }
     if (outcomes.empty()) set = XiOrderSet::AllPolicies;
