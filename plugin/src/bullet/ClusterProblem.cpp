@@ -98,13 +98,25 @@ void ClusterProblem::addContacts(int root, Island& island, Components& component
   }
 }
 
+void ClusterProblem::startProblem(int root, Island& island, Components& components, ImpactProblem& problem) {
+  if (m_bodiesFor == root) {
+    problem.clearRows();  // the near attempts' bodies: adding them again was most of an attempt's build
+  } else {
+    problem.clear();
+    problem.setInputErrors(InputErrors::Record);  // nothing throws inside a step; rejected input stays Bullet's
+    m_blockBody.clear();
+    addBodies(root, island, components, problem);
+    m_bodyRejections = problem.rejectedCount();
+    m_bodiesFor = root;
+  }
+  m_rowRejectionsBefore = problem.rejectedCount();
+}
+
 void ClusterProblem::build(int root, Island& island, Components& components, btTypedConstraint** constraints,
                            int numConstraints, const btContactSolverInfo& info, ImpactProblem& problem) {
-  problem.clear();
-  problem.setInputErrors(InputErrors::Record);  // nothing throws inside a step; rejected input stays Bullet's
-  m_blockBody.clear();
   m_near.clear();
-  addBodies(root, island, components, problem);
+  startProblem(root, island, components, problem);
+  m_bodiesFor = -1;
   addContacts(root, island, components, problem);
   const auto blockOf = [&](int body) { return body >= 0 ? island.bodies[static_cast<std::size_t>(body)].block : kNoBlock; };
   for (int k = 0; k < numConstraints; ++k) {
@@ -195,10 +207,7 @@ bool ClusterProblem::buildNear(int root, Island& island, Components& components,
     if ((c.bodyA >= 0 && near(c.bodyA)) || (c.bodyB >= 0 && near(c.bodyB))) ++inside;
   }
   if (2 * inside > total) return false;
-  problem.clear();
-  problem.setInputErrors(InputErrors::Record);
-  m_blockBody.clear();
-  addBodies(root, island, components, problem);
+  startProblem(root, island, components, problem);
   double energy = 0;
   for (const int body : m_blockBody) energy += m_energy[static_cast<std::size_t>(body)];
   if (!(energy >= 0)) return false;  // a body outside the bound (NaN)

@@ -41,9 +41,20 @@ class ClusterProblem {
   bool nearSuffices(int root, const Island& island, Components& components, const ImpactResult& result);
   /// Island body of each block of the last problem.
   [[nodiscard]] const std::vector<int>& blockBody() const { return m_blockBody; }
+  /// Bodies, contacts and joint rows the last problem refused (Record mode):
+  /// its bodies' and its latest rows', not the rows of a near attempt before.
+  [[nodiscard]] int rejectedInputs(const ImpactProblem& problem) const {
+    return m_bodyRejections + problem.rejectedCount() - m_rowRejectionsBefore;
+  }
+  /// Call once per component before buildNear / build: the problem's bodies
+  /// are kept across its near attempts and its whole build, not across components.
+  void forgetBodies() { m_bodiesFor = -1; }
 
  private:
   void addBodies(int root, Island& island, Components& components, ImpactProblem& problem);
+  /// The component's bodies into \p problem, or only its rows cleared when
+  /// they are there already (a near attempt before): the same blocks either way.
+  void startProblem(int root, Island& island, Components& components, ImpactProblem& problem);
   void addContacts(int root, Island& island, Components& components, ImpactProblem& problem);
   void addRing(int root, const Island& island, Components& components);
   [[nodiscard]] bool near(int body) const { return body < 0 || m_near[static_cast<std::size_t>(body)]; }
@@ -54,6 +65,9 @@ class ClusterProblem {
   std::vector<int> m_ring;           // addRing's scratch
   std::vector<int> m_islandContact;  // per problem contact: its index in island.contacts
   JointRows m_joints;
+  int m_bodiesFor = -1;  // the root whose bodies the problem holds, or -1
+  int m_bodyRejections = 0;
+  int m_rowRejectionsBefore = 0;
 };
 
 }  // namespace propimpact::bullet_detail

@@ -195,6 +195,7 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
   // First near the seeds (ClusterProblem.h): the same outcome at the cost of
   // the contacts the impact reaches, not of the whole touching component.
   bool resolved = false;
+  im.cluster.forgetBodies();
   if (!m_settings.computeXi && !m_settings.impactFriction &&
       im.cluster.startNear(root, im.island, im.components, constraints, numConstraints)) {
     for (int attempt = 0; !resolved && attempt < kNearAttempts; ++attempt) {
@@ -210,7 +211,7 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
     clock.lap(seconds.problemBuild);
     resolveProblem();
   }
-  m_report.rejectedInputs += im.problem.rejectedCount();  // of the problem resolved
+  m_report.rejectedInputs += im.cluster.rejectedInputs(im.problem);  // of the problem resolved
   // Friction during the impact, loaded by its normal impulses (ImpactFriction.h).
   const bool friction = m_settings.impactFriction;
   if (friction) m_report.frictionClamped += im.friction.apply(im.island, im.problem, im.options, r);

@@ -90,6 +90,12 @@ void ImpactProblem::clear() {
   m_rejected = 0;
 }
 
+void ImpactProblem::clearRows() {
+  m_contacts.clear();
+  m_bilaterals.clear();
+  m_rowEntries = 0;
+}
+
 int ImpactProblem::addBlock(Index size) {
   BlockLayout layout;
   layout.velocityOffset = m_dofs;

@@ -77,6 +77,10 @@ class ImpactProblem {
   /// Empties the problem, keeping allocated capacity (and the error mode; the
   /// rejection count restarts).
   void clear();
+  /// Removes every contact and bilateral row, keeping the blocks: a problem
+  /// rebuilt over the same bodies with other rows, exactly as if it had been
+  /// cleared and its blocks added again. Rejections recorded so far stay counted.
+  void clearRows();
 
   /// Chooses how invalid input is reported (InputErrors).
   void setInputErrors(InputErrors mode) { m_inputErrors = mode; }
