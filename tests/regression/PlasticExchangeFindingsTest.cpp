@@ -127,14 +127,17 @@ TEST(FuzzFindings, InfeasibleJointErrorSqueezeEndsAtTheLeastViolation) {
 // normal, scale 4.0), yet the exact solve's outcome had energy 14,400 from 8.0
 // and a violation of 4.8e-4: the exact answer needs multipliers of 5.6e10
 // (scipy's nnls reaches energy 4.54 with them) and the active set lost it to
-// their cancellation. An exact solve that leaves rows violated is now
-// compared with Gauss–Seidel from the same start, and the less violated stands.
+// their cancellation. An exact solve that leaves rows violated is compared
+// with Gauss–Seidel from the same start, and the less violated stands: that
+// was Gauss–Seidel while the exact solve's factor was the cut eigen-factor of
+// M⁻¹ (the block's heaviest mode immobile to it). With the Cholesky factor of
+// M (MassFactor.h) the exact solve stands.
 TEST(FuzzFindings, PlasticSolveKeepsTheEnergyUnderMassConditioning7e13) {
   fuzz::Case c = regression::loadFinding("plastic-solve-gains-energy-with-mass-conditioning-7e13");
   ImpactResolver resolver;
   const ImpactResult r = resolver.resolve(c.problem, c.options);
   EXPECT_TRUE(r.capHit);
-  EXPECT_EQ(r.plasticMethod, PlasticMethod::Iterative);  // the report says which solve stood
+  EXPECT_EQ(r.plasticMethod, PlasticMethod::ActiveSet);  // the report says which solve stood
   EXPECT_LE(r.energyAfter, r.energyBefore * (1 + 1e-12));  // was 14,400 from 8.0
   EXPECT_LT(r.plasticResidual, 1e-2 * 4.8e-4);
   EXPECT_EQ(fuzz::check(c.problem, c.options, r, {}, c.witness), "");

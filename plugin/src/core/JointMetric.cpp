@@ -74,6 +74,7 @@ void SolverBodies::groupByJoints() {
     }
     Group& g = m_groups[static_cast<std::size_t>(m_rootGroup[root])];
     m_blockGroup[b] = m_rootGroup[root];
+    g.block = g.size == 0 ? static_cast<int>(b) : -1;
     m_blockOffsetInGroup[b] = g.size;
     g.size += p.block(static_cast<int>(b)).size;
   }

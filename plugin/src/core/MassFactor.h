@@ -7,7 +7,8 @@
 // immobile in the plastic solve while M⁻¹ moves them: rows that saw such a
 // mode then had no feasible outcome (fuzz findings
 // 16dof-3-joints-plastic-residual-2.6e-5-of-scale-seed-9 and its family). Used by the
-// joints' factor L U⊥ (JointMetric.cpp).
+// joints' factor L U⊥ (JointMetric.cpp) and by the plastic stage for a dense
+// block outside joints (PlasticStage.cpp).
 
 #include <Eigen/Cholesky>
 

@@ -1,5 +1,7 @@
 #include "PlasticStage.h"
 
+#include "MassFactor.h"
+
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
@@ -100,6 +102,7 @@ void PlasticStage::buildFactorRows(const StageContext& c) {
   // Lᵀ only for the groups the active rows touch, packed: a cluster grown
   // inside a large touching component must not pay for the whole component.
   m_factorOffset.assign(groupCount, -1);
+  m_massFactored.assign(groupCount, 0);
   Index packed = 0;
   for (std::size_t gi = 0; gi < groupCount; ++gi) {
     if (!m_groupTouched[gi]) continue;
@@ -127,6 +130,10 @@ void PlasticStage::buildFactorRows(const StageContext& c) {
     };
     if (bodies.joined(gi)) {
       factor = Eigen::Map<const MatrixX>(bodies.jointFactor(gi), g.size, g.size).transpose();
+    } else if (g.block >= 0 && !bodies.problem().block(g.block).rigid) {
+      const ImpactProblem& p = bodies.problem();
+      detail::inverseCholeskyFactor(p.massData() + p.block(g.block).matrixOffset, g.size, factor);
+      m_massFactored[gi] = 1;
     } else if (g.size == 6) {
       fill(Eigen::SelfAdjointEigenSolver<Matrix6>(Matrix6(minv)));  // rigid bodies: fixed size, no heap
     } else {
@@ -199,25 +206,23 @@ void PlasticStage::applyPrimal(const StageContext& c, Scalar* out) {
   }
   const std::vector<Group>& groups = c.bodies.groups();
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-    if (m_factorColumn[gi] < 0 || !c.bodies.joined(gi)) continue;
+    if (m_factorColumn[gi] < 0 || !(c.bodies.joined(gi) || m_massFactored[gi])) continue;
     const Group& g = groups[gi];
     Eigen::Map<const MatrixX> factor(m_factorTransposed.data() + m_factorOffset[gi], g.size, g.size);
     Eigen::Map<VectorX>(out + g.offset, g.size).noalias() +=
         factor.transpose() * Eigen::Map<const VectorX>(m_primal.data() + m_factorColumn[gi], g.size);
   }
-  // A group outside joints has M⁻¹ from the problem, which L Lᵀ matches only
-  // to round-off: the impulses must explain its change through M⁻¹ itself
-  // (momentum, Δv = M⁻¹Jᵀλ). L(Aᵀλ) missed that by 1.8e-4 of the velocity
-  // under the multipliers of a 3-dof block with κ(M) ≈ 7e13 (fuzz finding
-  // primal-outcome-of-a-dense-block-unexplained-by-its-impulses, with the
-  // Cholesky factor there, since taken back).
+  // A rigid body outside joints has M⁻¹ from the problem, which its cut
+  // eigen-factor's L Lᵀ matches only to round-off: the impulses must explain
+  // its change through M⁻¹ itself (momentum, Δv = M⁻¹Jᵀλ).
   for (Index a = 0; a < m; ++a) {
     const Scalar value = m_compactLambda[static_cast<std::size_t>(a)];
     if (value == 0) continue;
     const Row& row = c.rows[static_cast<std::size_t>(c.rows.active()[static_cast<std::size_t>(a)])];
     for (int t = 0; t < row.termCount; ++t) {
       const GroupTerm& term = row.terms[t];
-      if (c.bodies.joined(static_cast<std::size_t>(term.group))) continue;
+      const auto gi = static_cast<std::size_t>(term.group);
+      if (c.bodies.joined(gi) || m_massFactored[gi]) continue;
       const Scalar* w = c.rows.w(term);
       for (Index k = 0; k < term.size; ++k) out[term.velocityOffset + k] += value * w[k];
     }

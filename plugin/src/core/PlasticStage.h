@@ -7,21 +7,26 @@
 // projected conjugate gradient of ProjectedConjugateGradient.h.
 //
 // For a joined group, whose M⁻¹_c is built from its factor (M⁻¹_c = L Lᵀ),
-// the exact solve's outcome is v + L·(Aᵀλ), from the LCP's own primal (its
-// velocity change in the factor's coordinates, A = J L), not v + M⁻¹_c Jᵀλ.
-// A group outside joints keeps v + M⁻¹Jᵀλ: its M⁻¹ is the problem's, and
-// momentum (Δv = M⁻¹Jᵀλ) must hold through it (PlasticStage::applyPrimal). Its rows then read s0 + (J L)(Aᵀλ): the
-// LCP's own s, up to the round-off of two products, about
-// ε·(Σλ‖aᵢ‖ + ‖J‖‖L‖‖Aᵀλ‖), whatever the multipliers and however closely
-// L Lᵀ matches M⁻¹_c. Applying λ along M⁻¹_c Jᵀ added (M⁻¹_c − L Lᵀ)Jᵀλ:
-// round-off of the metric times multipliers of 1e10, which rows far below
-// their reference saw as violations up to 1e-4 of the scale (the
-// rigid-joint-bias findings). L must also move what M⁻¹_c moves: a joined
-// group's L U⊥ starts from the Cholesky factor of a dense block's mass
-// (MassFactor.h, JointMetric.cpp), not from an eigen-decomposition of M⁻¹
-// whose eigenvalues below 1e-13 of the largest are cut. A dense block
-// outside joints keeps that cut factor: see tests/fuzz/open-findings/README.md
-// (capped-16dof-plastic-residual-1e-4-of-scale) for why.
+// and for a dense block outside joints, whose L is C⁻ᵀ from the Cholesky
+// factor of its own mass M = C Cᵀ (MassFactor.h), the exact solve's outcome
+// is v + L·(Aᵀλ), from the LCP's own primal (its velocity change in the
+// factor's coordinates, A = J L), not v + M⁻¹_c Jᵀλ. A rigid body keeps
+// v + M⁻¹Jᵀλ: its M⁻¹ is the problem's, and momentum (Δv = M⁻¹Jᵀλ) holds
+// through it exactly (PlasticStage::applyPrimal). Rows then read
+// s0 + (J L)(Aᵀλ): the LCP's own s, up to the round-off of two products,
+// about ε·(Σλ‖aᵢ‖ + ‖J‖‖L‖‖Aᵀλ‖), whatever the multipliers and however
+// closely L Lᵀ matches M⁻¹_c. Applying λ along M⁻¹_c Jᵀ added
+// (M⁻¹_c − L Lᵀ)Jᵀλ: round-off of the metric times multipliers of 1e10,
+// which rows far below their reference saw as violations up to 1e-4 of the
+// scale (the rigid-joint-bias findings). L must also move what M⁻¹ moves: a
+// dense block's factor is never an eigen-decomposition of M⁻¹ whose
+// eigenvalues below 1e-13 of the largest are cut (right for a rigid body's
+// locked axes): with κ(M) ≈ 7e13 that made the block's heaviest mode
+// immobile to the LCP, rows that saw it had no feasible outcome, and the
+// least violation, 2e-5..1e-4 of the scale, was returned (the dense-block
+// findings, tests/regression/DenseBlockPlasticFindingsTest.cpp). For a dense
+// block the primal agrees with M⁻¹Jᵀλ only to round-off growing with κ(M):
+// what applying the impulses in Scalar costs at that conditioning anyway.
 //
 // One chooser over candidate outcomes decides what stands. Candidates are
 // computed only while the best so far is not good enough: the exact solve
@@ -133,6 +138,7 @@ class PlasticStage {
   std::vector<Index> m_factorColumn;  // per group: first column in factorRows, or -1
   std::vector<Index> m_factorOffset;  // per group: where its Lᵀ sits in m_factorTransposed
   std::vector<char> m_groupTouched;
+  std::vector<char> m_massFactored;  // per group: L from its dense block's mass, outcome from the primal
   Index m_factorDofs = 0;
   std::vector<Scalar> m_compactS, m_compactUnit, m_compactLambda;
   std::vector<Scalar> m_primal;  // Aᵀλ of the exact solve, per factor column

@@ -55,6 +55,7 @@ void SolverBodies::buildSingleBlocks() {
     // Without joints a group's M⁻¹_c is its block's M⁻¹: read in place, not copied.
     g.matrixOffset = layout.matrixOffset;
     g.rigid = layout.rigid;
+    g.block = static_cast<int>(b);
     const Scalar* source = p.inverseMassData() + layout.matrixOffset;
     m_groupScale[b] = layout.rigid ? rigidScale(source)
                                    : Eigen::Map<const MatrixX>(source, layout.size, layout.size).cwiseAbs().maxCoeff();

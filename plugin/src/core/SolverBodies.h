@@ -35,6 +35,7 @@ struct Group {
   Index size = 0;          ///< dofs.
   Index matrixOffset = 0;  ///< first entry of its size × size matrices (column-major).
   bool rigid = false;      ///< one rigid body's block (BlockLayout::rigid): structured kernels apply.
+  int block = -1;          ///< the problem's block when the group has exactly one, else -1.
 };
 
 /// w = M⁻¹ c for a rigid block (BlockLayout::rigid): the diagonal linear part
