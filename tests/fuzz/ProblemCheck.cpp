@@ -33,6 +33,7 @@ namespace {
 /// and decomposes A = LᵀBᵀ once per case instead of once per helper.
 struct JointMetricCheck {
   MatrixX admissible;
+  MatrixX admissibleFactor;  // F with admissible = F Fᵀ; empty without joints
   Scalar dropped = 0;
 };
 
@@ -54,8 +55,8 @@ JointMetricCheck jointMetric(const ImpactProblem& p, const MatrixX& minv) {
     else
       out.dropped = std::max(out.dropped, values[k]);
   }
-  const MatrixX admissible = factor * svd.matrixU().rightCols(a.rows() - rank);
-  out.admissible = admissible * admissible.transpose();
+  out.admissibleFactor = factor * svd.matrixU().rightCols(a.rows() - rank);
+  out.admissible = out.admissibleFactor * out.admissibleFactor.transpose();
   return out;
 }
 
@@ -349,7 +350,13 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
     // impulses, by at most √dᵢ·||Δv||_M (Cauchy–Schwarz in the admissible
     // metric): 2.5e-3 at d/reference = 1e-15 in finding
     // nearly-locked-row-moved-by-its-remaining-mobility.
-    const Scalar remainingMobility = std::sqrt(std::max(Scalar(0), d[i])) * velocityChange;
+    // √dᵢ = ‖JᵢF‖ as a sum of squares: Jᵢ(F Fᵀ)Jᵢᵀ cancels to ε·reference and
+    // came out ≤ 0 for a row whose true dᵢ was 1.67e-16, so the allowance was
+    // 0 (finding 7dof-2-joints-bias-row-of-zero-check-metric-moved-and-left-approaching).
+    const Scalar remainingMobility =
+        (metric.admissibleFactor.size() > 0 ? (j.row(i) * metric.admissibleFactor).norm()
+                                            : std::sqrt(std::max(Scalar(0), d[i]))) *
+        velocityChange;
     if (std::abs(after[i] - before[i]) <= tol.feasibility * (std::abs(before[i]) + scale * rawNorm) +
                                               tol.cancellation * rawImpulseSize * std::sqrt(references[i]) +
                                               Scalar(1.01) * remainingMobility + 1e-300) {

@@ -62,5 +62,22 @@ TEST(FuzzFindings, ImpulsesUnexplainedThroughADenseBlockOf1e12) {
   EXPECT_EQ(fuzz::resolveAndCheck(c), "") << finding;
 }
 
+// Unseeded run (2026-11-24): 7 dofs, 2 joints, 23 rows the joints lock.
+// Contact 2 is one of them, and the impact moved it by −1.03e-9: its
+// remaining mobility is real, d₂ = ‖J₂F‖² = 1.67e-16 (F the admissible
+// factor), and √d₂·‖Δv‖_M = 1.58e-9 bounds the move. The check computed
+// d₂ as J₂(F Fᵀ)J₂ᵀ, which cancels to ε·reference = 5e-15 and came out ≤ 0,
+// so it allowed nothing; it now takes ‖J₂F‖ as a sum of squares.
+TEST(FuzzFindings, SevenDof2JointsBiasRowOfZeroCheckMetricMovedAndLeftApproaching) {
+  const std::string finding = "7dof-2-joints-bias-row-of-zero-check-metric-moved-and-left-approaching";
+  fuzz::Case c = regression::loadFinding(finding);
+  ASSERT_EQ(c.problem.dofCount(), 7);
+  ASSERT_EQ(c.problem.bilateralCount(), 2);
+  const ImpactResult r = ImpactResolver().resolve(c.problem, c.options);
+  EXPECT_GE(r.ignoredRows, 20);
+  EXPECT_EQ(fuzz::check(c.problem, c.options, r, {}, c.witness), "") << finding;
+  EXPECT_EQ(fuzz::resolveAndCheck(c), "") << finding;
+}
+
 }  // namespace
 }  // namespace propimpact

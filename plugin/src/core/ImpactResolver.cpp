@@ -10,6 +10,7 @@
 
 #include "Analysis.h"
 #include "Blend.h"
+#include "EnergyGuard.h"
 #include "ContactRows.h"
 #include "PlasticStage.h"
 #include "Propagation.h"
@@ -48,6 +49,7 @@ void resetResult(const ImpactProblem& problem, const ResolveOptions& options, Im
   result.reflections = 0;
   result.capHit = false;
   result.capForeseen = false;
+  result.energyGuarded = false;
   result.fallback = Fallback::None;
   result.plasticMethod = PlasticMethod::NotNeeded;
   result.plasticResidual = 0;
@@ -85,6 +87,7 @@ struct ImpactResolver::Stages {
   detail::Propagator propagator;
   detail::PlasticStage plastic;
   detail::Blend blend;
+  detail::EnergyGuard guard;
   detail::Analysis analysis;
 
   // What flows between the stages (internal order unless named "problem").
@@ -101,6 +104,7 @@ struct ImpactResolver::Stages {
 
   void prepare(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result);
   void blendOutcome(const detail::StageContext& c, ImpactResult& result);
+  void guardEnergy(const detail::StageContext& c, ImpactResult& result);
   void growPlasticCluster(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result,
                           detail::StageClock& clock);
   void distributeImpulses(ImpactResult& result);
@@ -174,6 +178,30 @@ void ImpactResolver::Stages::blendOutcome(const detail::StageContext& c, ImpactR
     result.velocity = result.elasticVelocity;
     result.energyAfter = result.energyElastic;
   }
+}
+
+// The outcome keeps the start's energy as measured in long double against the
+// dense blocks' given M (EnergyGuard.h): the plastic outcome is solved now if
+// R = 1 skipped it, and α lowered along the blend's line.
+void ImpactResolver::Stages::guardEnergy(const detail::StageContext& c, ImpactResult& result) {
+  const ImpactProblem& problem = c.bodies.problem();
+  if (!detail::EnergyGuard::applies(problem) || !plastic.conservesEnergy(c)) return;
+  const long double gain = guard.change(problem, v0Problem.data(), result.velocity.data());
+  if (!(gain > detail::kGuardFloor * result.energyBefore)) return;
+  const Index n = c.bodies.dofs();
+  if (result.plasticVelocity.size() != n) {
+    plasticVelocity.resize(static_cast<std::size_t>(n));
+    plastic.solve(c, v0.data(), plasticVelocity.data(), plasticImpulse.data(), &result, elasticImpulse.data());
+    result.plasticVelocity.resize(n);
+    bodies.scatter(plasticVelocity.data(), result.plasticVelocity.data());
+    result.plasticVelocity += Eigen::Map<const VectorX>(jointErrorProblem.data(), n);
+    result.energyPlastic = bodies.kineticEnergy(result.plasticVelocity);
+  }
+  result.alpha = guard.energyKeepingAlpha(problem, v0Problem.data(), result.elasticVelocity.data(),
+                                          result.plasticVelocity.data(), result.alpha);
+  result.velocity = result.plasticVelocity + result.alpha * (result.elasticVelocity - result.plasticVelocity);
+  result.energyAfter = bodies.kineticEnergy(result.velocity);
+  result.energyGuarded = true;
 }
 
 // Impulses are linear in the blend; merged duplicates share their row's impulse.
@@ -290,6 +318,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
     result.fallback = s.plastic.settleCapped(context, s.v0.data(), s.velocity.data(), s.elasticImpulse.data(), &result);
   }
   s.blendOutcome(context, result);
+  s.guardEnergy(context, result);
   s.distributeImpulses(result);
   clock.lap(result.stageSeconds.plastic);
   if (options.computeXi) {

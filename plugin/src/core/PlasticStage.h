@@ -105,6 +105,10 @@ class PlasticStage {
   /// from \p v0, the impact's start; that outcome is then a candidate too.
   Fallback settleCapped(const StageContext& c, const Scalar* v0, Scalar* velocity, Scalar* lambda, ImpactResult* stats);
 
+  /// Whether energy is a conserved quantity of this impact: no bias the
+  /// rows see, no prescribed motion (decided once per begin()).
+  [[nodiscard]] bool conservesEnergy(const StageContext& c);
+
   /// Starts a resolution whose impact starts at \p v0: whether energy is a
   /// conserved quantity of it is decided on the first solve.
   void begin(const Scalar* v0) {
@@ -115,7 +119,6 @@ class PlasticStage {
  private:
   Judgement judge(const StageContext& c, const Scalar* velocity, Scalar startEnergy);
   [[nodiscard]] Scalar energyOf(const StageContext& c, const Scalar* internal);
-  [[nodiscard]] bool conservesEnergy(const StageContext& c);
   [[nodiscard]] static bool biased(const StageContext& c);
   std::int64_t solveExact(const StageContext& c, const Scalar* start, Scalar* out);
   void applyPrimal(const StageContext& c, Scalar* out);

@@ -88,6 +88,12 @@ struct ImpactResult {
   Scalar xi = 0;                                   ///< ξ = max ||p_a − p_b||_g / ||p0||_g over xiOrders.
   XiOrderSet xiOrders = XiOrderSet::MostVersusLeast;  ///< the set actually used.
 
+  /// The outcome measured above the start's energy (in long double, against
+  /// the dense blocks' given M) and was moved toward the plastic outcome
+  /// until it did not: alpha is then below the blend's. Only problems with a
+  /// dense block of extreme conditioning (κ(M) ≳ 1e9) have needed it.
+  bool energyGuarded = false;
+
   bool capHit = false;             ///< the reflection cap was reached, or foreseen (capForeseen).
   /// The propagation stopped before the cap: two contacts it kept bouncing
   /// between would on their own have needed more reflections than the cap
