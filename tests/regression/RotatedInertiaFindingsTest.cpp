@@ -57,5 +57,25 @@ TEST(RigidBodyMass, RotatedSingularOrIllConditionedInverseInertiaGivesAPsdMass) 
   EXPECT_GT(fastPath, 100);  // the well-conditioned ones are covered too
 }
 
+// Unseeded fuzz run (2026-11-24): four rigid bodies, 62 contacts; one body's
+// angular factor locks an axis, and the projection that locks it left
+// round-off of the inverse inertia's scale along the others (0, 5.7e-14 and
+// −1.4e-14 on the diagonal: indefinite). Rows of that body just above the
+// resolver's cut-off took impulses of about 1e4 through it, and a row the
+// check counts immobile moved from −1.4e-9 to −4.1e-9. Round-off principal
+// values of the locked metric are now zeros (ImpactProblem::addRigidBody).
+TEST(FuzzFindings, RigidRowOfZeroCheckMetricMovedThroughARoundOffInverseInertia) {
+  fuzz::Case c = regression::loadFinding("rigid-24dof-62-contacts-row-of-zero-check-metric-moved-unseeded");
+  const ImpactProblem& p = c.problem;
+  ASSERT_EQ(p.blockCount(), 4);
+  ASSERT_EQ(p.contactCount(), 62);
+  for (int b = 0; b < p.blockCount(); ++b) {
+    const BlockLayout& layout = p.block(b);
+    const Eigen::Map<const Matrix6> inverse(p.inverseMassData() + layout.matrixOffset);
+    for (int k = 0; k < 6; ++k) EXPECT_GE(inverse(k, k), 0) << "block " << b << ", axis " << k;
+  }
+  EXPECT_EQ(fuzz::resolveAndCheck(c), "");
+}
+
 }  // namespace
 }  // namespace propimpact

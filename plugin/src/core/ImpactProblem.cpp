@@ -136,6 +136,37 @@ int ImpactProblem::addDenseBlock(const Eigen::Ref<const MatrixX>& mass, const Ei
   return id;
 }
 
+namespace {
+
+// The projection that locks axes cancels: what it leaves along a direction
+// the locked axes (nearly) cover is round-off of the inverse inertia's scale,
+// and may be negative (0, 5.7e-14 and −1.4e-14 on the diagonal in fuzz
+// finding rigid-24dof-62-contacts-row-of-zero-check-metric-moved-unseeded,
+// where rows just above the resolver's cut-off then took impulses of about
+// 1e4 through it). Principal values at or below the pseudo-inverse's
+// relative 1e-12 of that scale are zeros; the locked rows and columns are
+// zeroed again after, which keeps the metric positive semi-definite (a
+// principal submatrix of one).
+void removeRoundOffMobility(Matrix3& metric, const Vector3& angularFactor, Scalar scale) {
+  const Eigen::SelfAdjointEigenSolver<Matrix3> eig(metric);
+  Vector3 values = eig.eigenvalues();
+  bool cut = false;
+  for (int k = 0; k < 3; ++k)
+    if (values[k] <= 1e-12 * scale && values[k] != 0) {
+      values[k] = 0;
+      cut = true;
+    }
+  if (!cut) return;
+  metric = eig.eigenvectors() * values.asDiagonal() * eig.eigenvectors().transpose();
+  for (int k = 0; k < 3; ++k)
+    if (angularFactor[k] == 0) {
+      metric.row(k).setZero();
+      metric.col(k).setZero();
+    }
+}
+
+}  // namespace
+
 int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
   // Finiteness and symmetry of the inverse inertia in one pass of scalar
   // code (Eigen's reductions were a third of this function's cost).
@@ -183,14 +214,17 @@ int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
   // I⁻¹ − I⁻¹Cᵀ(C I⁻¹ Cᵀ)⁺ C I⁻¹, which equals S (SᵀIS)⁻¹ Sᵀ when I⁻¹ is
   // invertible and stays symmetric (energy-preserving) when it is not.
   Matrix3 angularMetric = inverseInertia;
+  bool locked = false;
   for (int k = 0; k < 3; ++k) {
     if (body.angularFactor[k] != 0) continue;
+    locked = true;
     const Vector3 column = angularMetric.col(k);
     const Scalar pivot = column[k];
     if (pivot > 1e-14 * inertiaScale) angularMetric -= column * column.transpose() / pivot;
     angularMetric.row(k).setZero();
     angularMetric.col(k).setZero();
   }
+  if (locked) removeRoundOffMobility(angularMetric, body.angularFactor, inertiaScale);
   return pushRigidBlock(body, angularMetric, symmetricPseudoInverse(inverseInertia));
 }
 
