@@ -120,7 +120,8 @@ void Analysis::collectSegments(const StageContext& c) {
   m_segments.clear();
   for (const int r : c.rows.active()) {
     const Row& row = c.rows[static_cast<std::size_t>(r)];
-    for (int t = 0; t < row.termCount; ++t) m_segments.push_back({row.terms[t].velocityOffset, row.terms[t].size});
+    for (int t = 0; t < row.termCount; ++t)
+      m_segments.push_back({row.terms[t].velocityOffset, row.terms[t].size, row.terms[t].group});
   }
   std::sort(m_segments.begin(), m_segments.end(), [](const Segment& a, const Segment& b) { return a.offset < b.offset; });
   m_segments.erase(std::unique(m_segments.begin(), m_segments.end(),
@@ -144,6 +145,34 @@ void Analysis::store(Scalar* compact) const {
   }
 }
 
+// Two leaves agree outside the segments (v0 there), so ||a − b||²_M is the sum
+// over the blocks the segments hold, in block order: kineticInner's terms
+// without its exact zeros, at the cost of the cluster, not of the problem.
+void Analysis::collectSegmentBlocks(const StageContext& c) {
+  const SolverBodies& bodies = c.bodies;
+  m_groupCompactOffset.assign(bodies.groups().size(), -1);
+  Index compact = 0;
+  for (const Segment& g : m_segments) {
+    m_groupCompactOffset[static_cast<std::size_t>(g.group)] = compact;
+    compact += g.size;
+  }
+  m_segmentBlocks.clear();
+  for (int b = 0; b < bodies.problem().blockCount(); ++b) {
+    const Index at = m_groupCompactOffset[static_cast<std::size_t>(bodies.groupOf(b))];
+    if (at >= 0) m_segmentBlocks.push_back({b, at + bodies.offsetInGroup(b)});
+  }
+  m_difference.resize(static_cast<std::size_t>(m_compact));
+}
+
+Scalar Analysis::leafDistanceSquared(const StageContext& c, int k, const Scalar* outcome) {
+  const Scalar* stored = m_leaves.data() + static_cast<std::size_t>(k) * static_cast<std::size_t>(m_compact);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(m_compact); ++i) m_difference[i] = stored[i] - outcome[i];
+  Scalar value = 0;
+  for (const SegmentBlock& b : m_segmentBlocks)
+    value += c.bodies.blockInner(b.block, m_difference.data() + b.compactOffset, m_difference.data() + b.compactOffset);
+  return value;
+}
+
 void Analysis::leaf(const StageContext& c, int k, Scalar* problemOrder) {
   load(m_leaves.data() + static_cast<std::size_t>(k) * static_cast<std::size_t>(m_compact));
   c.bodies.scatter(m_work.data(), problemOrder);
@@ -164,9 +193,7 @@ bool Analysis::enumerateOrders(const StageContext& c, const std::vector<Scalar>&
                                                      c.options.enumerationNodeCap, 0)) + 2);
   if (m_stack.size() < std::max<std::size_t>(levels, 2) * m) m_stack.resize(std::max<std::size_t>(levels, 2) * m);
   if (m_leaves.capacity() < (kLeafCap + 1) * m) m_leaves.reserve((kLeafCap + 1) * m);
-  const auto n = static_cast<std::size_t>(c.bodies.dofs());
-  m_scratchA.resize(n);
-  m_scratchB.resize(n);
+  collectSegmentBlocks(c);
   m_work.assign(v0.begin(), v0.end());
   store(m_stack.data());
   enumerate(c, 0, -1);
@@ -198,16 +225,9 @@ void Analysis::enumerate(const StageContext& c, int level, int last) {
   if (any) return;
   // A leaf: keep it if it differs from every stored outcome.
   const Scalar* outcome = m_stack.data() + static_cast<std::size_t>(level) * m;
-  Eigen::Map<VectorX> scratchA(m_scratchA.data(), c.bodies.dofs());
-  Eigen::Map<VectorX> scratchB(m_scratchB.data(), c.bodies.dofs());
-  load(outcome);
-  c.bodies.scatter(m_work.data(), scratchA.data());
   const Scalar tolerance = c.options.certificateTolerance * c.scale;
-  for (int k = 0; k < m_leafCount; ++k) {
-    leaf(c, k, scratchB.data());
-    scratchB -= scratchA;
-    if (std::sqrt(std::max(Scalar(0), c.bodies.kineticInner(scratchB, scratchB))) <= tolerance) return;
-  }
+  for (int k = 0; k < m_leafCount; ++k)
+    if (std::sqrt(std::max(Scalar(0), leafDistanceSquared(c, k, outcome))) <= tolerance) return;
   if (m_leafCount >= static_cast<int>(kLeafCap)) {
     m_incomplete = true;
     return;

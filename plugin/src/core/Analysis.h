@@ -49,6 +49,10 @@ class Analysis {
   /// Compact state (the segments only) into m_work, and back.
   void load(const Scalar* compact);
   void store(Scalar* compact) const;
+  /// The blocks of the segments' groups, in block order, with their place in compact storage.
+  void collectSegmentBlocks(const StageContext& c);
+  /// ||leaf k − outcome||²_M, both compact: kineticInner of their difference.
+  Scalar leafDistanceSquared(const StageContext& c, int k, const Scalar* outcome);
   /// Leaf \p k in problem order.
   void leaf(const StageContext& c, int k, Scalar* problemOrder);
 
@@ -65,13 +69,20 @@ class Analysis {
   struct Segment {
     Index offset = 0;
     Index size = 0;
+    int group = -1;
   };
   std::vector<Segment> m_segments;
   Index m_compact = 0;
   std::vector<Scalar> m_work;
   std::vector<Scalar> m_stack;
   std::vector<Scalar> m_leaves;
-  std::vector<Scalar> m_scratchA, m_scratchB;
+  struct SegmentBlock {
+    int block = 0;
+    Index compactOffset = 0;
+  };
+  std::vector<SegmentBlock> m_segmentBlocks;
+  std::vector<Index> m_groupCompactOffset;  // per group: its segment's compact offset, −1 if none
+  std::vector<Scalar> m_difference;
   int m_leafCount = 0;
   std::int64_t m_nodes = 0;
   bool m_incomplete = false;

@@ -121,27 +121,29 @@ void SolverBodies::prescribedPart(const Scalar* internal, std::vector<Scalar>& o
   }
 }
 
+Scalar SolverBodies::blockInner(int block, const Scalar* a, const Scalar* b) const {
+  const ImpactProblem& p = *m_problem;
+  const BlockLayout& layout = p.block(block);
+  if (layout.rigid) return rigidInner(p.massData() + layout.matrixOffset, a, b);
+  if (layout.size == 6) {
+    Eigen::Map<const Matrix6> mass(p.massData() + layout.matrixOffset);
+    const Vector6 product = mass * Eigen::Map<const Vector6>(b);
+    return Eigen::Map<const Vector6>(a).dot(product);
+  }
+  Eigen::Map<const MatrixX> mass(p.massData() + layout.matrixOffset, layout.size, layout.size);
+  // M b into a reused buffer: the product Eigen would otherwise put in a heap temporary.
+  if (m_massTimes.size() < static_cast<std::size_t>(layout.size)) m_massTimes.resize(static_cast<std::size_t>(layout.size));
+  Eigen::Map<VectorX> product(m_massTimes.data(), layout.size);
+  product.noalias() = mass * Eigen::Map<const VectorX>(b, layout.size);
+  return Eigen::Map<const VectorX>(a, layout.size).dot(product);
+}
+
 Scalar SolverBodies::kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b) const {
   Scalar value = 0;
   const ImpactProblem& p = *m_problem;
   for (int blk = 0; blk < p.blockCount(); ++blk) {
-    const BlockLayout& layout = p.block(blk);
-    if (layout.rigid) {
-      value += rigidInner(p.massData() + layout.matrixOffset, a.data() + layout.velocityOffset, b.data() + layout.velocityOffset);
-      continue;
-    }
-    if (layout.size == 6) {
-      Eigen::Map<const Matrix6> mass(p.massData() + layout.matrixOffset);
-      const Vector6 product = mass * b.segment<6>(layout.velocityOffset);
-      value += a.segment<6>(layout.velocityOffset).dot(product);
-      continue;
-    }
-    Eigen::Map<const MatrixX> mass(p.massData() + layout.matrixOffset, layout.size, layout.size);
-    // M b into a reused buffer: the product Eigen would otherwise put in a heap temporary.
-    if (m_massTimes.size() < static_cast<std::size_t>(layout.size)) m_massTimes.resize(static_cast<std::size_t>(layout.size));
-    Eigen::Map<VectorX> product(m_massTimes.data(), layout.size);
-    product.noalias() = mass * b.segment(layout.velocityOffset, layout.size);
-    value += a.segment(layout.velocityOffset, layout.size).dot(product);
+    const Index offset = p.block(blk).velocityOffset;
+    value += blockInner(blk, a.data() + offset, b.data() + offset);
   }
   return value;
 }

@@ -67,6 +67,10 @@ class SolverBodies {
 
   /// aᵀ M b over the problem's blocks (problem order).
   [[nodiscard]] Scalar kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b) const;
+  /// aᵀ M b over block \p block alone (\p a, \p b point at its entries): the
+  /// term kineticInner adds for it, so that a sum over the blocks where a
+  /// vector is nonzero, in block order, is kineticInner's value.
+  [[nodiscard]] Scalar blockInner(int block, const Scalar* a, const Scalar* b) const;
   /// ½ vᵀ M v, the same arithmetic as ImpactProblem::kineticEnergy without its per-block temporaries.
   [[nodiscard]] Scalar kineticEnergy(const Eigen::Ref<const VectorX>& v) const { return 0.5 * kineticInner(v, v); }
 
