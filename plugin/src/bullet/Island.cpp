@@ -135,7 +135,7 @@ int Island::dynamicIndex(const btCollisionObject* object) const {
   return id;
 }
 
-Vector3 Island::kickAt(int body, const Vector3& offset) const {
+inline Vector3 Island::kickAt(int body, const Vector3& offset) const {
   const IslandBody& st = bodies[static_cast<std::size_t>(body)];
   return st.kickLinear + st.kickAngular.cross(offset);
 }
@@ -374,16 +374,18 @@ inline void Island::measure(IslandContact& c, const SolverSettings& settings, Sc
                             Scalar& forcing) const {
   velocityA = c.normal.dot(pointVelocity(c.objectA, c.offsetA));
   velocityB = c.normal.dot(pointVelocity(c.objectB, c.offsetB));
-  const Scalar kickA = c.bodyA >= 0 ? c.normal.dot(kickAt(c.bodyA, c.offsetA)) : Scalar(0);
-  const Scalar kickB = c.bodyB >= 0 ? c.normal.dot(kickAt(c.bodyB, c.offsetB)) : Scalar(0);
+  const Vector3 kickPointA = c.bodyA >= 0 ? kickAt(c.bodyA, c.offsetA) : Vector3::Zero();
+  const Vector3 kickPointB = c.bodyB >= 0 ? kickAt(c.bodyB, c.offsetB) : Vector3::Zero();
+  const Scalar kickA = c.bodyA >= 0 ? c.normal.dot(kickPointA) : Scalar(0);
+  const Scalar kickB = c.bodyB >= 0 ? c.normal.dot(kickPointB) : Scalar(0);
   c.kick = kickA - kickB;
   // The noise floor of resting contact is the step's external kick at the
   // contact, in any direction: a stack shares gravity's kick (its relative
   // kick is zero) and Bullet's iterative pass leaves residual velocities of
   // that order across side contacts of a pile too.
   forcing = std::abs(c.kick);
-  if (c.bodyA >= 0) forcing = std::max(forcing, kickAt(c.bodyA, c.offsetA).norm());
-  if (c.bodyB >= 0) forcing = std::max(forcing, kickAt(c.bodyB, c.offsetB).norm());
+  if (c.bodyA >= 0) forcing = std::max(forcing, kickPointA.norm());
+  if (c.bodyB >= 0) forcing = std::max(forcing, kickPointB.norm());
   c.restingSpeed = settings.restingFactor * forcing + settings.restingFloor;
   c.bias = (c.bodyA < 0 ? velocityA : 0) - (c.bodyB < 0 ? velocityB : 0);
   c.approachMid = velocityA - velocityB + 0.5 * c.kick;
