@@ -28,6 +28,15 @@ class PushOutSolver : public btSequentialImpulseConstraintSolver {
   btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds,
                                         int numManifolds, btTypedConstraint** constraints, int numConstraints,
                                         const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override;
+  /// Bullet's split iterations; again with every contact row a
+  /// non-penetration row if the pushes drove another contact shut.
+  void solveGroupCacheFriendlySplitImpulseIterations(btCollisionObject** bodies, int numBodies,
+                                                     btPersistentManifold** manifolds, int numManifolds,
+                                                     btTypedConstraint** constraints, int numConstraints,
+                                                     const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override;
+
+ private:
+  bool pushedAnyContactShut(btScalar dt);
 };
 
 /// Collects what Bullet's pass must and must not see; runs it; restores.
