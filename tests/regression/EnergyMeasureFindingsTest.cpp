@@ -79,5 +79,26 @@ TEST(FuzzFindings, SevenDof2JointsBiasRowOfZeroCheckMetricMovedAndLeftApproachin
   EXPECT_EQ(fuzz::resolveAndCheck(c), "") << finding;
 }
 
+// Unseeded run (2026-11-24, third session, libFuzzer seed 2520767622): two
+// rigid bodies and a joint whose velocity (up to 14,773) lies entirely along
+// axes M gives no energy, so the start energy is exactly 0. The check sums
+// the reflected row to exactly 0 (its bodies are at rest); the resolver's
+// joint projection of the whole velocity leaves it at round-off, about
+// −1e-26, below a threshold of 0, and one reflection added 1.8e-52 J. The
+// check now allows reflecting an approach of ε·|J_i|·|v0|.
+TEST(FuzzFindings, ApproachOfRoundOffFromZeroEnergyMotion) {
+  const std::string finding = "approach-of-round-off-from-zero-energy-motion";
+  fuzz::Case c = regression::loadFinding(finding);
+  const ImpactProblem& p = c.problem;
+  ASSERT_EQ(p.bilateralCount(), 1);
+  ASSERT_EQ(p.kineticEnergy(p.velocity()), 0);
+  ASSERT_GT(p.velocity().cwiseAbs().maxCoeff(), 1e4);
+  const ImpactResult r = ImpactResolver().resolve(p, c.options);
+  EXPECT_EQ(r.reflections, 1);
+  EXPECT_LT(fuzz::energyChange(p, p.velocity(), r.velocity), 1e-40);
+  EXPECT_EQ(fuzz::check(p, c.options, r, {}, c.witness), "") << finding;
+  EXPECT_EQ(fuzz::resolveAndCheck(c), "") << finding;
+}
+
 }  // namespace
 }  // namespace propimpact
