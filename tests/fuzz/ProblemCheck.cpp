@@ -250,9 +250,17 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
 
   // scale as ResolveOptions documents: max(||p0||_g, largest initial unit-normal
   // speed over the rows the resolver does not ignore).
+  // A row's start speed is known only to round-off of the velocity it is
+  // computed from, ε·|J_i|·|v0| (through a joint's projection every component
+  // of the joined group enters it); with velocity only along axes M gives no
+  // energy the energy is exactly 0 and that round-off is the whole scale
+  // (findings approach-of-round-off-from-zero-energy-motion and its seed-12
+  // mutation, whose active-set residual of 5.2e-32 met a scale of 0).
   Scalar scale = std::sqrt(std::max(Scalar(0), 2 * e0));
   for (int i = 0; i < m; ++i)
-    if (movable[i] != 0) scale = std::max(scale, std::abs(before[i]) / std::sqrt(d[i]));
+    if (movable[i] != 0)
+      scale = std::max({scale, std::abs(before[i]) / std::sqrt(d[i]),
+                        tol.cancellation * j.row(i).norm() * v0.norm() / std::sqrt(d[i])});
   // The resolver treats an approach slower than feasibilityTolerance·scale as
   // feasible (no reflection); a case may loosen that option (1e-6), and then
   // the outcome is only that feasible (finding
@@ -383,11 +391,9 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   // in one reflection in finding joint-between-masses-1e15-apart).
   Scalar energyTolerance = tol.energy;
   if (p.bilateralCount() > 0) energyTolerance += std::numeric_limits<Scalar>::epsilon() * jointGroupConditioning(p) * Scalar(1 + r.reflections);
-  // A row's relative velocity is known only to round-off of the velocity it
-  // is computed from, and through a joint's projection that is every
-  // component of the joined group: ε·|J_i|·|v0|. Velocity along an axis of
-  // zero mass (spin about an axis of infinite inertia, which M's
-  // pseudo-inverse gives no energy) enters it but not the energy, and
+  // The round-off of a row's start speed (see scale), ε·|J_i|·|v0|, includes
+  // velocity along axes of zero mass (spin about an axis of infinite inertia,
+  // which M's pseudo-inverse gives no energy) that the energy does not, and
   // reflecting a round-off approach a adds up to 2a²/d (finding
   // approach-of-round-off-from-zero-energy-motion: two rigid bodies and a
   // joint, velocities up to 14,773 all of zero energy, the check summed the

@@ -100,5 +100,23 @@ TEST(FuzzFindings, ApproachOfRoundOffFromZeroEnergyMotion) {
   EXPECT_EQ(fuzz::resolveAndCheck(c), "") << finding;
 }
 
+// Its mutation, found by scripts/fuzz --seed 12 once the input above was in
+// the corpus: the same zero-energy motion, an active-set plastic solve left a
+// residual of 5.2e-32, and the check's scale (the start energy and start
+// speeds it computes) was exactly 0. The check's scale now includes the
+// round-off of each row's start speed, ε·|J_i|·|v0|/√d_i.
+TEST(FuzzFindings, PlasticResidualOfRoundOffFromZeroEnergyMotionSeed12) {
+  const std::string finding = "plastic-residual-of-round-off-from-zero-energy-motion-seed-12";
+  fuzz::Case c = regression::loadFinding(finding);
+  const ImpactProblem& p = c.problem;
+  ASSERT_EQ(p.kineticEnergy(p.velocity()), 0);
+  const ImpactResult r = ImpactResolver().resolve(p, c.options);
+  EXPECT_EQ(r.plasticMethod, PlasticMethod::ActiveSet);
+  EXPECT_GT(r.plasticResidual, 0);
+  EXPECT_LT(r.plasticResidual, 1e-25);
+  EXPECT_EQ(fuzz::check(p, c.options, r, {}, c.witness), "") << finding;
+  EXPECT_EQ(fuzz::resolveAndCheck(c), "") << finding;
+}
+
 }  // namespace
 }  // namespace propimpact
