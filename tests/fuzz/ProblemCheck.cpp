@@ -394,11 +394,11 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   // The round-off of a row's start speed (see scale), ε·|J_i|·|v0|, includes
   // velocity along axes of zero mass (spin about an axis of infinite inertia,
   // which M's pseudo-inverse gives no energy) that the energy does not, and
-  // reflecting a round-off approach a adds up to 2a²/d (finding
-  // approach-of-round-off-from-zero-energy-motion: two rigid bodies and a
-  // joint, velocities up to 14,773 all of zero energy, the check summed the
-  // reflected row to exactly 0 from bodies at rest, the resolver's joint
-  // projection left it about −1e-26, and one reflection added 1.8e-52 J).
+  // an impulse on a row approaching at a round-off a adds up to 2a²/d
+  // (finding approach-of-round-off-from-zero-energy-motion: two rigid bodies
+  // and a joint, velocities up to 14,773 all of zero energy, the check summed
+  // a row of bodies at rest to exactly 0, the resolver's joint projection left
+  // it about −1e-26, and the impact added 1.8e-52 J).
   Scalar roundOffGain = 0;
   for (int i = 0; i < m; ++i)
     if (movable[i] != 0 && r.impulses[i] > 0) {

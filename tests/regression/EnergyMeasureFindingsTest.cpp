@@ -84,8 +84,11 @@ TEST(FuzzFindings, SevenDof2JointsBiasRowOfZeroCheckMetricMovedAndLeftApproachin
 // axes M gives no energy, so the start energy is exactly 0. The check sums
 // the reflected row to exactly 0 (its bodies are at rest); the resolver's
 // joint projection of the whole velocity leaves it at round-off, about
-// −1e-26, below a threshold of 0, and one reflection added 1.8e-52 J. The
-// check now allows reflecting an approach of ε·|J_i|·|v0|.
+// −1e-26, below a threshold of 0, and its plastic solve added 1.8e-52 J; with
+// this input in the corpus, seeds 10–12 found mutations reflecting such a
+// row twice in a row (against Lemma 1). The resolver now counts an approach
+// within ε·|J_i|·|v0| as resting, and the check allows an impulse on one
+// that small to add up to 2a²/d.
 TEST(FuzzFindings, ApproachOfRoundOffFromZeroEnergyMotion) {
   const std::string finding = "approach-of-round-off-from-zero-energy-motion";
   fuzz::Case c = regression::loadFinding(finding);
@@ -94,7 +97,7 @@ TEST(FuzzFindings, ApproachOfRoundOffFromZeroEnergyMotion) {
   ASSERT_EQ(p.kineticEnergy(p.velocity()), 0);
   ASSERT_GT(p.velocity().cwiseAbs().maxCoeff(), 1e4);
   const ImpactResult r = ImpactResolver().resolve(p, c.options);
-  EXPECT_EQ(r.reflections, 1);
+  EXPECT_EQ(r.reflections, 0);  // every contact is plastic: the cluster is solved plastically
   EXPECT_LT(fuzz::energyChange(p, p.velocity(), r.velocity), 1e-40);
   EXPECT_EQ(fuzz::check(p, c.options, r, {}, c.witness), "") << finding;
   EXPECT_EQ(fuzz::resolveAndCheck(c), "") << finding;

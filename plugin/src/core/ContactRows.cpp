@@ -118,6 +118,15 @@ void ContactRows::computeMetricTerms(const SolverBodies& bodies) {
   }
 }
 
+void ContactRows::floorRestingSpeeds(Scalar perUnitRow) {
+  for (Row& row : m_rows) {
+    Scalar squared = 0;
+    for (int t = 0; t < row.termCount; ++t)
+      squared += Eigen::Map<const VectorX>(m_coefficientBase + row.terms[t].offset, row.terms[t].size).squaredNorm();
+    row.restingSpeed = std::max(row.restingSpeed, perUnitRow * std::sqrt(squared));
+  }
+}
+
 bool ContactRows::addConstantVelocity(const std::vector<Scalar>& violating) {
   bool any = false;
   for (std::size_t r = 0; r < m_rows.size(); ++r) {

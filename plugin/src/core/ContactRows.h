@@ -102,6 +102,8 @@ class ContactRows {
   /// With ResolveOptions::jointErrorAsBias: a joint-violating velocity enters
   /// each row's relative velocity as a constant. Returns whether any changed.
   bool addConstantVelocity(const std::vector<Scalar>& violating);
+  /// Raises each row's resting speed to \p perUnitRow × |J_i| (at least).
+  void floorRestingSpeeds(Scalar perUnitRow);
   /// Merges rows with equal M⁻¹Jᵀ that agree in their start speed; returns the number merged.
   int mergeDuplicates(const Scalar* v0, Scalar speedScale, Scalar tolerance);
   /// Drops rows whose representative was not reached (awake[r] == 0) from the
