@@ -6,7 +6,7 @@
 
 namespace propimpact::detail {
 
-void ContactRows::build(const SolverBodies& bodies) {
+void ContactRows::build(const SolverBodies& bodies, Scalar restingPerUnitRow) {
   const ImpactProblem& p = bodies.problem();
   const auto contactCount = static_cast<std::size_t>(p.contactCount());
   // Without joints a group is its block in problem order, so a row's
@@ -45,7 +45,7 @@ void ContactRows::build(const SolverBodies& bodies) {
   m_coefficientBase = inPlace ? p.rowData() : m_coefficients.data();
   const auto entries = static_cast<std::size_t>(inPlace ? p.rowEntryCount() : static_cast<Index>(m_coefficients.size()));
   if (m_w.size() < entries) m_w.resize(std::max(entries, 2 * m_w.size()));
-  computeMetricTerms(bodies);
+  computeMetricTerms(bodies, restingPerUnitRow);
 }
 
 // Blocks tied by joints share a group: a row's terms on blocks of one group
@@ -76,10 +76,11 @@ void ContactRows::buildJoinedTerms(const SolverBodies& bodies, std::size_t i, Ro
 }
 
 // w = M⁻¹_c Jᵀ and d = J M⁻¹_c Jᵀ per row (eq. 8's denominator).
-void ContactRows::computeMetricTerms(const SolverBodies& bodies) {
+void ContactRows::computeMetricTerms(const SolverBodies& bodies, Scalar restingPerUnitRow) {
   for (Row& row : m_rows) {
     Scalar d = 0;
     Scalar reference = 0;
+    Scalar squaredNorm = 0;  // |J_i|²
     for (int t = 0; t < row.termCount; ++t) {
       const GroupTerm& term = row.terms[t];
       const auto g = static_cast<std::size_t>(term.group);
@@ -88,7 +89,9 @@ void ContactRows::computeMetricTerms(const SolverBodies& bodies) {
         Scalar* wt = m_w.data() + term.offset;
         rigidInverseMassTimes(bodies.inverseMass(g), c, wt);
         for (int k = 0; k < 6; ++k) d += c[k] * wt[k];
-        reference += Eigen::Map<const Vector6>(c).squaredNorm() * bodies.scale(g);
+        const Scalar squared = Eigen::Map<const Vector6>(c).squaredNorm();
+        reference += squared * bodies.scale(g);
+        squaredNorm += squared;
         continue;
       }
       if (term.size == 6) {
@@ -98,7 +101,9 @@ void ContactRows::computeMetricTerms(const SolverBodies& bodies) {
         Eigen::Map<Vector6> wt(m_w.data() + term.offset);
         wt.noalias() = minv * c;
         d += c.dot(wt);
-        reference += c.squaredNorm() * bodies.scale(g);
+        const Scalar squared = c.squaredNorm();
+        reference += squared * bodies.scale(g);
+        squaredNorm += squared;
         continue;
       }
       Eigen::Map<const MatrixX> minv(bodies.inverseMass(g), term.size, term.size);
@@ -106,24 +111,18 @@ void ContactRows::computeMetricTerms(const SolverBodies& bodies) {
       Eigen::Map<VectorX> wt(m_w.data() + term.offset, term.size);
       wt.noalias() = minv * c;
       d += c.dot(wt);
-      reference += c.squaredNorm() * bodies.scale(g);
+      const Scalar squared = c.squaredNorm();
+      reference += squared * bodies.scale(g);
+      squaredNorm += squared;
     }
     row.d = d;
+    if (restingPerUnitRow > 0) row.restingSpeed = std::max(row.restingSpeed, restingPerUnitRow * std::sqrt(squaredNorm));
     if (!(d > kMetricNoise * reference)) {
       row.representative = kIgnoredRow;  // no admissible motion moves this contact
       row.invSqrtD = 0;
     } else {
       row.invSqrtD = 1 / std::sqrt(d);
     }
-  }
-}
-
-void ContactRows::floorRestingSpeeds(Scalar perUnitRow) {
-  for (Row& row : m_rows) {
-    Scalar squared = 0;
-    for (int t = 0; t < row.termCount; ++t)
-      squared += Eigen::Map<const VectorX>(m_coefficientBase + row.terms[t].offset, row.terms[t].size).squaredNorm();
-    row.restingSpeed = std::max(row.restingSpeed, perUnitRow * std::sqrt(squared));
   }
 }
 

@@ -46,8 +46,10 @@ struct Row {
 /// The rows of one problem, their adjacency per group, and the active list.
 class ContactRows {
  public:
-  /// Builds every row from the problem in the bodies' metric.
-  void build(const SolverBodies& bodies);
+  /// Builds every row from the problem in the bodies' metric. A row's
+  /// resting speed is at least \p restingPerUnitRow × |J_i|: a speed is known
+  /// only to round-off of the velocity it comes from.
+  void build(const SolverBodies& bodies, Scalar restingPerUnitRow = 0);
 
   /// J_i v + b_i for an internal velocity.
   [[nodiscard]] Scalar velocity(int r, const Scalar* v) const {
@@ -102,8 +104,6 @@ class ContactRows {
   /// With ResolveOptions::jointErrorAsBias: a joint-violating velocity enters
   /// each row's relative velocity as a constant. Returns whether any changed.
   bool addConstantVelocity(const std::vector<Scalar>& violating);
-  /// Raises each row's resting speed to \p perUnitRow × |J_i| (at least).
-  void floorRestingSpeeds(Scalar perUnitRow);
   /// Merges rows with equal M⁻¹Jᵀ that agree in their start speed; returns the number merged.
   int mergeDuplicates(const Scalar* v0, Scalar speedScale, Scalar tolerance);
   /// Drops rows whose representative was not reached (awake[r] == 0) from the
@@ -129,7 +129,7 @@ class ContactRows {
   void setAnyBias() { m_anyBias = true; }
 
  private:
-  void computeMetricTerms(const SolverBodies& bodies);
+  void computeMetricTerms(const SolverBodies& bodies, Scalar restingPerUnitRow);
   [[nodiscard]] bool sameDirection(const Row& a, const Row& b, Scalar tolerance) const;
 
   std::vector<Row> m_rows;

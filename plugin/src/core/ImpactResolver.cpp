@@ -122,7 +122,12 @@ ImpactResolver& ImpactResolver::operator=(ImpactResolver&&) noexcept = default;
 void ImpactResolver::Stages::prepare(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result) {
   const Index n = problem.dofCount();
   bodies.build(problem);
-  rows.build(bodies);
+  // A row's speed is known only to round-off of the velocity it comes from
+  // (the joints' split mixes every component of a group into it): slower is
+  // resting. Velocity of no energy (spin about an axis of infinite inertia)
+  // left a row of bodies at rest at −1e-26, reflected again and again
+  // (findings approach-of-round-off-from-zero-energy-motion and its mutations).
+  rows.build(bodies, kApproachRoundOff * Eigen::Map<const VectorX>(problem.velocityData(), n).norm());
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (rows[i].representative < 0) ++result.ignoredRows;
   Eigen::Map<VectorX> start = sized(v0Problem, n);
@@ -135,12 +140,6 @@ void ImpactResolver::Stages::prepare(const ImpactProblem& problem, const Resolve
   // T_c is untouched (seed 004: T = T_a + T_c).
   bodies.splitJointError(v0.data(), jointError);
   bodies.scatter(jointError.data(), sized(jointErrorProblem, n).data());
-  // A row's speed is known only to round-off of the velocity it comes from
-  // (the joints' split mixes every component of a group into it): slower is
-  // resting. Velocity of no energy (spin about an axis of infinite inertia)
-  // left a row of bodies at rest at −1e-26, reflected again and again
-  // (findings approach-of-round-off-from-zero-energy-motion and its mutations).
-  rows.floorRestingSpeeds(kApproachRoundOff * start.norm());
   // A contact may see the whole velocity: the joint-violating part then enters
   // its relative velocity as a constant, like a kinematic body's motion.
   if (bodies.anyJoint() && options.jointErrorAsBias) rows.addConstantVelocity(jointError);

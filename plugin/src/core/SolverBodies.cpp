@@ -121,8 +121,13 @@ void SolverBodies::prescribedPart(const Scalar* internal, std::vector<Scalar>& o
   }
 }
 
-Scalar SolverBodies::blockInner(int block, const Scalar* a, const Scalar* b) const {
-  const ImpactProblem& p = *m_problem;
+namespace {
+
+// aᵀ M b over one block: kineticInner's term (its loop keeps the rigid case
+// inline: as an out-of-line call per block it cost the core chain 1.3 % more
+// instructions).
+inline Scalar innerOfBlock(const ImpactProblem& p, int block, const Scalar* a, const Scalar* b,
+                           std::vector<Scalar>& massTimes) {
   const BlockLayout& layout = p.block(block);
   if (layout.rigid) return rigidInner(p.massData() + layout.matrixOffset, a, b);
   if (layout.size == 6) {
@@ -132,18 +137,26 @@ Scalar SolverBodies::blockInner(int block, const Scalar* a, const Scalar* b) con
   }
   Eigen::Map<const MatrixX> mass(p.massData() + layout.matrixOffset, layout.size, layout.size);
   // M b into a reused buffer: the product Eigen would otherwise put in a heap temporary.
-  if (m_massTimes.size() < static_cast<std::size_t>(layout.size)) m_massTimes.resize(static_cast<std::size_t>(layout.size));
-  Eigen::Map<VectorX> product(m_massTimes.data(), layout.size);
+  if (massTimes.size() < static_cast<std::size_t>(layout.size)) massTimes.resize(static_cast<std::size_t>(layout.size));
+  Eigen::Map<VectorX> product(massTimes.data(), layout.size);
   product.noalias() = mass * Eigen::Map<const VectorX>(b, layout.size);
   return Eigen::Map<const VectorX>(a, layout.size).dot(product);
+}
+
+}  // namespace
+
+Scalar SolverBodies::blockInner(int block, const Scalar* a, const Scalar* b) const {
+  return innerOfBlock(*m_problem, block, a, b, m_massTimes);
 }
 
 Scalar SolverBodies::kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b) const {
   Scalar value = 0;
   const ImpactProblem& p = *m_problem;
   for (int blk = 0; blk < p.blockCount(); ++blk) {
-    const Index offset = p.block(blk).velocityOffset;
-    value += blockInner(blk, a.data() + offset, b.data() + offset);
+    const BlockLayout& layout = p.block(blk);
+    const Scalar* x = a.data() + layout.velocityOffset;
+    const Scalar* y = b.data() + layout.velocityOffset;
+    value += layout.rigid ? rigidInner(p.massData() + layout.matrixOffset, x, y) : innerOfBlock(p, blk, x, y, m_massTimes);
   }
   return value;
 }
