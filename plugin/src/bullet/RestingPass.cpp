@@ -31,10 +31,10 @@ btScalar PushOutSolver::solveGroupCacheFriendlySetup(btCollisionObject** bodies,
 // push from driving a body into its other contacts (a hull pushed out of a
 // 2 cm ball pushed the ball 7 cm through the floor in one substep, world fuzz
 // finding world-push-out-drives-a-ball-through-the-floor). When the pushes
-// drove any other contact shut, they are solved again with every contact row
-// a bare non-penetration row. Those rows cost as much as the pushed ones in
-// every iteration (23 % more of Bullet's pass on the settled pile, callgrind),
-// so only a step that needs them pays for them.
+// drove another contact shut by more than half the slop, they are solved
+// again with every contact row a bare non-penetration row; those rows cost as
+// much as the pushed ones in every iteration, so only a step that needs them
+// pays for them.
 void PushOutSolver::solveGroupCacheFriendlySplitImpulseIterations(btCollisionObject** bodies, int numBodies,
                                                                    btPersistentManifold** manifolds, int numManifolds,
                                                                    btTypedConstraint** constraints, int numConstraints,
@@ -58,10 +58,15 @@ void PushOutSolver::solveGroupCacheFriendlySplitImpulseIterations(btCollisionObj
       bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
 }
 
-// Whether a row without a push target closes by more than a thousandth of the
-// slop within the step at the pushes' velocities.
+// Whether a row without a push target closes by more than half the slop
+// within the step at the pushes' velocities. Overlap below the slop is left
+// alone by design; on the settled pile the pushes close neighbouring contacts
+// by about 2 mm per step (9 of 9 pushing steps), which the next step's
+// contacts take up, and solving those steps again changed the pile's
+// trajectory and cost 23 % more of Bullet's pass (callgrind). The fuzzer's
+// ball was pushed 7 cm, the test's 1.0–1.6 cm.
 bool PushOutSolver::pushedAnyContactShut(btScalar dt) {
-  const btScalar allowed = btScalar(1e-3) * slop;
+  const btScalar allowed = btScalar(0.5) * slop;
   for (int k = 0; k < m_tmpSolverContactConstraintPool.size(); ++k) {
     const btSolverConstraint& row = m_tmpSolverContactConstraintPool[k];
     if (row.m_rhsPenetration != 0) continue;
