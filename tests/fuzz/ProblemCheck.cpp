@@ -342,7 +342,10 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   int untouchedInfeasible = 0;
   for (int i = 0; i < m; ++i) {
     if (o.growFromSeeds && !r.inCluster[static_cast<std::size_t>(i)]) continue;
-    if (after[i] >= 0) continue;
+    // The resolver counts an approach within the round-off of the velocity it
+    // comes from, 1e-13·|J_i|·|v0|, as resting (README, "Approaches of
+    // round-off"; finding untouched-row-approaching-at-its-round-off-unseeded).
+    if (after[i] >= -tol.cancellation * j.row(i).norm() * v0.norm()) continue;
     const Scalar unit = d[i] > 0 ? after[i] / std::sqrt(d[i]) : -INFINITY;
     // The impulses' round-off reaches a row's raw speed as about
     // ε·√reference·Σλ√d; a row nearly immobile (d far below its reference,
