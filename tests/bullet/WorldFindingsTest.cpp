@@ -5,44 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <BulletCollision/CollisionShapes/btConvexHullShape.h>
-#include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
-#include <btBulletDynamicsCommon.h>
 
 #include <memory>
-#include <vector>
 
-#include "propimpact/bullet/PropagativeImpactSolver.h"
+#include "BulletTestSupport.h"
 
 namespace propimpact {
 namespace {
-
-struct SmallWorld {
-  btDefaultCollisionConfiguration configuration;
-  btCollisionDispatcher dispatcher{&configuration};
-  btDbvtBroadphase broadphase;
-  PropagativeImpactSolver solver;
-  btDiscreteDynamicsWorld world{&dispatcher, &broadphase, &solver, &configuration};
-  std::vector<std::unique_ptr<btCollisionShape>> shapes;
-  std::vector<std::unique_ptr<btDefaultMotionState>> motions;
-  std::vector<std::unique_ptr<btRigidBody>> bodies;
-
-  SmallWorld() { world.setGravity(btVector3(0, 0, 0)); }
-  ~SmallWorld() {
-    for (auto& b : bodies) world.removeRigidBody(b.get());
-  }
-  btRigidBody& add(std::unique_ptr<btCollisionShape> shape, btScalar mass, const btVector3& origin, btScalar restitution) {
-    btVector3 inertia(0, 0, 0);
-    if (mass > 0) shape->calculateLocalInertia(mass, inertia);
-    motions.push_back(std::make_unique<btDefaultMotionState>(btTransform(btQuaternion::getIdentity(), origin)));
-    btRigidBody::btRigidBodyConstructionInfo info(mass, motions.back().get(), shape.get(), inertia);
-    info.m_restitution = restitution;
-    shapes.push_back(std::move(shape));
-    bodies.push_back(std::make_unique<btRigidBody>(info));
-    world.addRigidBody(bodies.back().get());
-    return *bodies.back();
-  }
-};
 
 btScalar top(const btRigidBody& body) {
   btVector3 low, high;
@@ -63,17 +33,25 @@ TEST(WorldFindings, PushOutDoesNotDriveABallIntoTheFloor) {
   const btScalar r = 0.02;  // ball radius
   const btScalar h = 0.2;   // hull half-extent
   for (const btScalar overlap : {btScalar(0.015), btScalar(0.02), btScalar(0.03), btScalar(0.035)}) {
-    SmallWorld w;
-    w.add(std::make_unique<btStaticPlaneShape>(btVector3(0, 1, 0), 0), 0, btVector3(0, 0, 0), 0);
-    btRigidBody& ball = w.add(std::make_unique<btSphereShape>(r), btScalar(0.1), btVector3(0, r, 0), 0);
+    scenes::World w("propagative");  // zero gravity: the pair bears no load, so its overlap is pushed out
+    scenes::BodySpec floor;
+    floor.mass = 0;
+    w.addBody(std::make_unique<btStaticPlaneShape>(btVector3(0, 1, 0), 0), floor);
+    scenes::BodySpec ballSpec;
+    ballSpec.mass = btScalar(0.1);
+    ballSpec.position = btVector3(0, r, 0);
+    const btRigidBody& ball = *w.addSphere(r, ballSpec);
     auto hull = std::make_unique<btConvexHullShape>();  // no ahead points for hull pairs: the overlap stays
     for (int k = 0; k < 8; ++k) hull->addPoint(btVector3(k & 1 ? h : -h, k & 2 ? h : -h, k & 4 ? h : -h));
-    btRigidBody& box = w.add(std::move(hull), 10, btVector3(0, 2 * r + h - overlap, 0), 0);
-    box.setLinearVelocity(btVector3(0, btScalar(-0.5), 0));
+    scenes::BodySpec boxSpec;
+    boxSpec.mass = 10;
+    boxSpec.position = btVector3(0, 2 * r + h - overlap, 0);
+    boxSpec.linearVelocity = btVector3(0, btScalar(-0.5), 0);
+    const btRigidBody& box = *w.addBody(std::move(hull), boxSpec);
     int impacts = 0;
     for (int step = 0; step < 20; ++step) {
-      w.world.stepSimulation(btScalar(1.0 / 60), 1, btScalar(1.0 / 60));
-      for (const ClusterReport& c : w.solver.lastStepReport().clusters) {
+      w.step(1.0 / 60);
+      for (const ClusterReport& c : testing::propagative(w).lastStepReport().clusters) {
         ++impacts;
         EXPECT_LE(c.energyAfter, c.energyBefore * (1 + 1e-9) + 1e-300);
       }
