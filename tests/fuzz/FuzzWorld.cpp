@@ -14,6 +14,12 @@
 //     every body starts entirely above it. Not the centre of mass: a hull's
 //     or a compound's origin may lie outside its shape, and a hull resting
 //     on the floor had its origin 1.2 cm under it in the first run.
+// A body that turns non-finite or sinks is a finding only if stock Bullet (its
+// sequential-impulse solver alone, on the same world) keeps that body finite,
+// or above the floor, for the whole run: the drop-in hands resting contact
+// and joints to that same pass, and what stock Bullet cannot hold (a box with
+// an inertia ratio of 4e4 falling 12 cm a substep at 60 Hz, masses 1e12
+// apart on a joint) is the pass's limit, not the impacts'.
 // Bullet itself is Debian's uninstrumented build; only our code is.
 #include <fmt/core.h>
 
@@ -90,15 +96,61 @@ void checkReport(const FuzzWorld& w, int step, const btRigidBody* poisoned) {
   fail(w, step, "the body with a NaN velocity is not in the report's rejected list");
 }
 
-void checkBodies(const FuzzWorld& w, int step, const std::vector<char>& healthy) {
+btScalar top(const btRigidBody& b) {
+  btVector3 low, high;
+  b.getCollisionShape()->getAabb(b.getWorldTransform(), low, high);
+  return high.y();
+}
+
+/// What stock Bullet does to one body over the same world's run.
+struct StockFate {
+  bool sank = false;       ///< its top went under the floor
+  bool nonFinite = false;  ///< its state became non-finite
+};
+
+/// Steps the same world with stock Bullet alone (its sequential-impulse solver).
+StockFate stockFate(const std::uint8_t* data, std::size_t size, std::size_t k) {
+  FuzzWorld w;
+  propimpact::fuzz::buildWorld(data, size, w);
+  btSequentialImpulseConstraintSolver stock;
+  w.world.setConstraintSolver(&stock);
+  StockFate fate;
+  const btRigidBody& body = *w.dynamic[k];
+  for (int step = 0; step < w.substeps && !fate.nonFinite; ++step) {
+    if (step == w.poisonStep)
+      w.dynamic[static_cast<std::size_t>(w.poisonBody)]->setLinearVelocity(
+          btVector3(std::numeric_limits<btScalar>::quiet_NaN(), 0, 0));
+    w.world.stepSimulation(w.dt, 1, w.dt);
+    fate.nonFinite = !finite(body);
+    fate.sank = fate.sank || (!fate.nonFinite && top(body) < -kFloorTolerance);
+  }
+  w.world.setConstraintSolver(&w.solver);  // the world must not keep a solver that dies first
+  return fate;
+}
+
+/// Bodies whose failure stock Bullet shares on the same world: the pass the
+/// drop-in hands resting contact and joints to has the same limit there.
+struct Exempt {
+  std::vector<char> sinking, nonFinite;
+};
+
+/// Checks every body; a failure is a finding only if stock Bullet does not
+/// fail the same way for that body (asked once per body and kind).
+void checkBodies(const FuzzWorld& w, int step, const std::vector<char>& healthy, const std::uint8_t* data,
+                 std::size_t size, Exempt& exempt) {
   for (std::size_t k = 0; k < w.dynamic.size(); ++k) {
-    if (!healthy[k]) continue;
+    if (!healthy[k] || exempt.nonFinite[k]) continue;
     const btRigidBody& b = *w.dynamic[k];
-    if (!finite(b)) fail(w, step, fmt::format("body {} became non-finite", k));
-    btVector3 low, high;
-    b.getCollisionShape()->getAabb(b.getWorldTransform(), low, high);
-    if (!w.hasKinematic && high.y() < -kFloorTolerance)
-      fail(w, step, fmt::format("body {} went through the floor: its top at y = {}", k, high.y()));
+    const bool nonFinite = !finite(b);
+    const bool sunk = !nonFinite && !w.hasKinematic && !exempt.sinking[k] && top(b) < -kFloorTolerance;
+    if (!nonFinite && !sunk) continue;
+    const StockFate stock = stockFate(data, size, k);
+    if (nonFinite && !stock.nonFinite)
+      fail(w, step, fmt::format("body {} became non-finite (stock Bullet keeps it finite)", k));
+    if (sunk && !stock.sank)
+      fail(w, step, fmt::format("body {} went through the floor (stock Bullet keeps it above): its top at y = {}", k,
+                                top(b)));
+    (nonFinite ? exempt.nonFinite : exempt.sinking)[k] = 1;
   }
 }
 
@@ -108,6 +160,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FuzzWorld w;
   propimpact::fuzz::buildWorld(data, size, w);
   std::vector<char> healthy(w.dynamic.size(), 1);
+  Exempt exempt{std::vector<char>(w.dynamic.size(), 0), std::vector<char>(w.dynamic.size(), 0)};
   for (int step = 0; step < w.substeps; ++step) {
     btRigidBody* poisoned = nullptr;
     if (step == w.poisonStep) {
@@ -118,7 +171,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (propimpact::fuzz::ScriptedMotion* m : w.scripted) m->advance(w.dt);
     w.world.stepSimulation(w.dt, 1, w.dt);
     checkReport(w, step, poisoned);
-    checkBodies(w, step, healthy);
+    checkBodies(w, step, healthy, data, size, exempt);
   }
   return 0;
 }

@@ -418,8 +418,14 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
   // Persistent contact is resting contact (the paper's Zeno rule): a point
   // that carried Bullet's resting impulse last step, or a one-point manifold
   // (rebuilt every frame, like sphere–sphere) that was already touching last
-  // pass. An impact can still reach it by propagation.
-  const bool persistent = cp.m_appliedImpulse > 0 || (manifold.getNumContacts() == 1 && history.touchingLastPass(&manifold));
+  // pass. An impact can still reach it by propagation. So is a point of an
+  // impacted pair that approaches again deeper than the overlap slop: the
+  // impact separated it, so what brought it back was not the impact (Bullet's
+  // implicit gyroscopic step takes the rebound spin from a body of extreme
+  // inertia ratio), and reflecting it step after step let such a body sink
+  // (world fuzz finding world-thin-hull-sinks-through-the-floor-at-240-hz).
+  const bool persistent = cp.m_appliedImpulse > 0 || (manifold.getNumContacts() == 1 && history.touchingLastPass(&manifold)) ||
+                          (cp.getDistance() < -settings.impactOverlapSlop && history.touchImpactedPair(c.objectA, c.objectB));
   if (!(cp.getDistance() <= settings.touchingDistance)) {
     // A speculative point of a future impact: Bullet's pass would stop the
     // body plastically at the surface; let it arrive and be reflected. Judged
