@@ -1,167 +1,18 @@
-// No heap allocation inside our code once warmed up (issue 5).
-//
-// What is counted: every call of the replaced global operator new (all forms)
-// and, on glibc without a sanitizer, every call of malloc / calloc / realloc / memalign /
-// posix_memalign / aligned_alloc (interposed and forwarded to glibc's own
-// __libc_* functions; Eigen and Bullet allocate through these, not through
-// operator new) — but only while the thread-local flag below is set, and the
-// flag is set only around our code:
-//  - core: ImpactResolver::resolve on a problem it has resolved before, into
-//    the same ImpactResult (the workspace and the result keep their capacity);
-//  - adapter: PropagativeImpactSolver::solveGroup of a test subclass, with the
-//    flag cleared again inside Bullet's own sequential-impulse stages
-//    (solveGroupCacheFriendlySetup / Iterations / Finish, the virtual stages of
-//    btSequentialImpulseConstraintSolver::solveGroup): everything of ours —
-//    classification, clusters, ImpactProblem set-up, the resolve, write-back —
-//    is counted, Bullet's pass is not.
-// The adapter is run with SolverSettings::keepReport = false: the per-cluster
-// report (vectors of bodies and contacts per ClusterReport) allocates by
-// design whenever there is an impact to report.
+// No heap allocation inside our code once warmed up (issue 5); what is
+// counted, and where, is in AllocationCounting.h / .cpp.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstddef>
-#include <cstdlib>
-#include <new>
-
-#include <propimpact/bullet/PropagativeImpactSolver.h>
 #include <propimpact/core/ImpactProblem.h>
 #include <propimpact/core/ImpactResolver.h>
 #include <propimpact/scenes/Scenes.h>
 #include <propimpact/scenes/World.h>
 
-namespace {
-
-thread_local bool g_counting = false;
-thread_local long g_newCalls = 0;
-thread_local long g_mallocCalls = 0;
-
-void countNew() {
-  if (g_counting) ++g_newCalls;
-}
-[[maybe_unused]] void countMalloc() {
-  if (g_counting) ++g_mallocCalls;
-}
-
-/// Counts the allocations made while it is alive (flag on), restoring the flag after.
-class CountingScope {
- public:
-  CountingScope() : m_previous(g_counting) { g_counting = true; }
-  ~CountingScope() { g_counting = m_previous; }
-  CountingScope(const CountingScope&) = delete;
-  CountingScope& operator=(const CountingScope&) = delete;
-
- private:
-  bool m_previous;
-};
-
-/// Turns counting off (inside Bullet's own stages).
-class PausedScope {
- public:
-  PausedScope() : m_previous(g_counting) { g_counting = false; }
-  ~PausedScope() { g_counting = m_previous; }
-  PausedScope(const PausedScope&) = delete;
-  PausedScope& operator=(const PausedScope&) = delete;
-
- private:
-  bool m_previous;
-};
-
-void resetCounts() { g_newCalls = g_mallocCalls = 0; }
-
-}  // namespace
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define PROPIMPACT_SANITIZED_ALLOCATOR 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define PROPIMPACT_SANITIZED_ALLOCATOR 1
-#endif
-
-// The sanitizers bring their own malloc: interposing it there would hand them
-// blocks they did not allocate, so only operator new is counted in those builds.
-#if defined(__GLIBC__) && !defined(PROPIMPACT_SANITIZED_ALLOCATOR)
-extern "C" {
-void* __libc_malloc(std::size_t);
-void* __libc_calloc(std::size_t, std::size_t);
-void* __libc_realloc(void*, std::size_t);
-void* __libc_memalign(std::size_t, std::size_t);
-void __libc_free(void*);
-
-void* malloc(std::size_t size) {
-  countMalloc();
-  return __libc_malloc(size);
-}
-void* calloc(std::size_t count, std::size_t size) {
-  countMalloc();
-  return __libc_calloc(count, size);
-}
-void* realloc(void* pointer, std::size_t size) {
-  countMalloc();
-  return __libc_realloc(pointer, size);
-}
-void* memalign(std::size_t alignment, std::size_t size) {
-  countMalloc();
-  return __libc_memalign(alignment, size);
-}
-void* aligned_alloc(std::size_t alignment, std::size_t size) {
-  countMalloc();
-  return __libc_memalign(alignment, size);
-}
-int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
-  countMalloc();
-  void* p = __libc_memalign(alignment, size);
-  if (!p) return 12;  // ENOMEM
-  *out = p;
-  return 0;
-}
-void free(void* pointer) { __libc_free(pointer); }
-}
-#endif
-
-// Replaced global operator new / delete: count, then allocate with malloc.
-// gcc 12 at -O1 (the sanitizer build) inlines these into each other and then
-// warns that memory from operator new is released by free: here that pairing
-// is the point (every new is a malloc, every delete a free).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-void* operator new(std::size_t size) {
-  countNew();
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return ::operator new(size); }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  countNew();
-  return std::malloc(size ? size : 1);
-}
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return ::operator new(size, tag); }
-void* operator new(std::size_t size, std::align_val_t alignment) {
-  countNew();
-  void* p = nullptr;
-  const std::size_t a = std::max(static_cast<std::size_t>(alignment), sizeof(void*));
-  if (posix_memalign(&p, a, size ? size : 1) != 0) throw std::bad_alloc();
-  return p;
-}
-void* operator new[](std::size_t size, std::align_val_t alignment) { return ::operator new(size, alignment); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "AllocationCounting.h"
 
 namespace propimpact {
 namespace {
+
+using namespace alloc_counting;
 
 constexpr int kChainContacts = 200;
 
@@ -214,7 +65,7 @@ long resolveCountingSecond(void (*make)(ImpactProblem&, double), double cor, con
     resolver.resolve(problem, options, result);
   }
   EXPECT_GT(result.reflections, 0);
-  return g_newCalls + g_mallocCalls;
+  return newCalls() + mallocCalls();
 }
 
 ResolveOptions perStepOptions() {
@@ -235,6 +86,32 @@ TEST(Allocation, CoreChainPlasticBlendAllocatesNothingOnceWarm) {
 TEST(Allocation, CorePileImpactWithAnalysisAllocatesNothingOnceWarm) {
   EXPECT_EQ(resolveCountingSecond(pileProblem, 0.5, perStepOptions()), 0);
   EXPECT_EQ(resolveCountingSecond(pileProblem, 1.0, perStepOptions()), 0);
+}
+
+// ImpactProblem::reserve and ImpactResolver::reserve size everything ahead:
+// after one small resolve, the first 200-contact chain (building the problem
+// and resolving it, elastic and with the plastic blend) allocates nothing.
+TEST(Allocation, CoreReservedForBoundsAllocatesNothingOnItsFirstLargeProblem) {
+  for (const double cor : {1.0, 0.5}) {
+    ImpactProblem problem;
+    ImpactResolver resolver;
+    ImpactResult result;
+    const ResolveOptions options = perStepOptions();
+    chainProblem(problem, cor, 1);
+    resolver.resolve(problem, options, result);
+    const ProblemBounds bounds = ProblemBounds::rigid(kChainContacts + 1, kChainContacts);
+    problem.reserve(bounds);
+    resolver.reserve(bounds, options, result);
+    resetCounts();
+    {
+      const CountingScope counting;
+      chainProblem(problem, cor, kChainContacts);
+      resolver.resolve(problem, options, result);
+    }
+    EXPECT_GT(result.reflections, 0);
+    EXPECT_EQ(result.velocity.size(), 6 * (kChainContacts + 1));
+    EXPECT_EQ(newCalls() + mallocCalls(), 0) << "COR " << cor;
+  }
 }
 
 TEST(Allocation, CoreNewShapeAfterALargerOneAllocatesNothing) {
@@ -261,47 +138,9 @@ TEST(Allocation, CoreNewShapeAfterALargerOneAllocatesNothing) {
     }
     EXPECT_GT(result.reflections, 0);
     EXPECT_EQ(result.velocity.size(), 24);
-    EXPECT_EQ(g_newCalls + g_mallocCalls, 0) << "COR " << cor;
+    EXPECT_EQ(newCalls() + mallocCalls(), 0) << "COR " << cor;
   }
 }
-
-/// Counts inside our solveGroup, not inside Bullet's sequential-impulse stages.
-class CountingSolver : public PropagativeImpactSolver {
- public:
-  bool active = false;
-  btScalar solveGroup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds, int numManifolds,
-                      btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
-                      btIDebugDraw* debugDrawer, btDispatcher* dispatcher) override {
-    if (!active)
-      return PropagativeImpactSolver::solveGroup(bodies, numBodies, manifolds, numManifolds, constraints,
-                                                 numConstraints, info, debugDrawer, dispatcher);
-    const CountingScope counting;
-    return PropagativeImpactSolver::solveGroup(bodies, numBodies, manifolds, numManifolds, constraints,
-                                               numConstraints, info, debugDrawer, dispatcher);
-  }
-
- protected:
-  btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds,
-                                        int numManifolds, btTypedConstraint** constraints, int numConstraints,
-                                        const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override {
-    const PausedScope paused;
-    return PropagativeImpactSolver::solveGroupCacheFriendlySetup(bodies, numBodies, manifolds, numManifolds,
-                                                                 constraints, numConstraints, info, debugDrawer);
-  }
-  btScalar solveGroupCacheFriendlyIterations(btCollisionObject** bodies, int numBodies,
-                                             btPersistentManifold** manifolds, int numManifolds,
-                                             btTypedConstraint** constraints, int numConstraints,
-                                             const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override {
-    const PausedScope paused;
-    return PropagativeImpactSolver::solveGroupCacheFriendlyIterations(bodies, numBodies, manifolds, numManifolds,
-                                                                      constraints, numConstraints, info, debugDrawer);
-  }
-  btScalar solveGroupCacheFriendlyFinish(btCollisionObject** bodies, int numBodies,
-                                         const btContactSolverInfo& info) override {
-    const PausedScope paused;
-    return PropagativeImpactSolver::solveGroupCacheFriendlyFinish(bodies, numBodies, info);
-  }
-};
 
 struct BodyState {
   btRigidBody* body;
@@ -341,8 +180,8 @@ TEST(Allocation, SolveGroupOfChainImpactAllocatesNothingOnceWarm) {
     world.step(scene.dt);
     solver.active = false;
     EXPECT_GT(made.bodies.back()->getLinearVelocity().x(), 0.5);
-    EXPECT_EQ(g_newCalls, 0) << "operator new calls inside our solveGroup, run " << run;
-    EXPECT_EQ(g_mallocCalls, 0) << "malloc-family calls inside our solveGroup, run " << run;
+    EXPECT_EQ(newCalls(), 0) << "operator new calls inside our solveGroup, run " << run;
+    EXPECT_EQ(mallocCalls(), 0) << "malloc-family calls inside our solveGroup, run " << run;
   }
 }
 
@@ -372,8 +211,8 @@ TEST(Allocation, SolveGroupOfSwingingTwoBallCradleAllocatesNothingOnceWarm) {
   }
   EXPECT_GT(fastest[0], 1.0) << "no impact set ball 0 moving in the counted steps";
   EXPECT_GT(fastest[1], 1.0) << "no impact set ball 1 moving in the counted steps";
-  EXPECT_EQ(g_newCalls, 0);
-  EXPECT_EQ(g_mallocCalls, 0);
+  EXPECT_EQ(newCalls(), 0);
+  EXPECT_EQ(mallocCalls(), 0);
 }
 
 TEST(Allocation, SolveGroupOfClustersOfDifferentShapesAllocatesNothingOnceWarm) {
@@ -428,8 +267,8 @@ TEST(Allocation, SolveGroupOfClustersOfDifferentShapesAllocatesNothingOnceWarm) 
     world.step(kDt);
     solver.active = false;
     EXPECT_TRUE(struck()) << "run " << run;
-    EXPECT_EQ(g_newCalls, 0) << "operator new calls inside our solveGroup, run " << run;
-    EXPECT_EQ(g_mallocCalls, 0) << "malloc-family calls inside our solveGroup, run " << run;
+    EXPECT_EQ(newCalls(), 0) << "operator new calls inside our solveGroup, run " << run;
+    EXPECT_EQ(mallocCalls(), 0) << "malloc-family calls inside our solveGroup, run " << run;
   }
 }
 
@@ -486,8 +325,8 @@ TEST(Allocation, SolveGroupOfAShapeNeverSeenBeforeAllocatesNothingOnceALargerOne
     solver.active = false;
   }
   EXPECT_GT(racked->getLinearVelocity().length(), 0.1) << "the rack was not struck in the counted steps";
-  EXPECT_EQ(g_newCalls, 0) << "operator new calls inside our solveGroup";
-  EXPECT_EQ(g_mallocCalls, 0) << "malloc-family calls inside our solveGroup";
+  EXPECT_EQ(newCalls(), 0) << "operator new calls inside our solveGroup";
+  EXPECT_EQ(mallocCalls(), 0) << "malloc-family calls inside our solveGroup";
 }
 
 }  // namespace

@@ -42,6 +42,7 @@ double kineticEnergy(const btRigidBody& body, const RigidBodyInput& input) {
 void ClusterProblem::addBodies(int root, Island& island, Components& components, ImpactProblem& problem) {
   reserveFor(m_energy, island.bodies.size());
   reserveFor(m_islandContact, island.contacts.size());
+  reserveFor(m_blockBody, island.bodies.size());
   m_energy.resize(island.bodies.size());
   for (std::size_t i = 0; i < island.bodies.size(); ++i) {
     IslandBody& st = island.bodies[i];

@@ -40,6 +40,10 @@ class ContactHistory {
   [[nodiscard]] bool anyImpactedPair() const { return !m_pairs.empty(); }
   /// Remembers a pair that took part in an impact of this pass.
   void addImpactedPair(const btCollisionObject* a, const btCollisionObject* b);
+  /// Room for \p additions more pairs in this pass.
+  void reservePairs(std::size_t additions) {
+    if (m_pairs.capacity() < m_pairs.size() + additions) m_pairs.reserve(2 * (m_pairs.size() + additions));
+  }
   /// Merges this pass's additions into the sorted memory.
   void sortImpactedPairs();
 

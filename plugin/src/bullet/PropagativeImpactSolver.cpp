@@ -52,12 +52,21 @@ void reserveFor(Buffer& buffer, std::size_t needed) {
   if (buffer.capacity() < needed) buffer.reserve(2 * needed);
 }
 
+// A joint has at most 6 equality rows (btTypedConstraint::getInfo1).
+constexpr int kRowsPerJoint = 6;
+
+// Whether \p need exceeds \p have anywhere (then the stages are sized again).
+bool exceeds(const ProblemBounds& need, const ProblemBounds& have) {
+  return need.blocks > have.blocks || need.contacts > have.contacts || need.bilaterals > have.bilaterals;
+}
+
 void reserveRestingBuffers(bullet_detail::RestingPass::Buffers& buffers, int numManifolds, int numConstraints) {
   const auto manifolds = static_cast<std::size_t>(numManifolds);
   reserveFor(buffers.manifolds, manifolds);
   reserveFor(buffers.constraints, static_cast<std::size_t>(numConstraints));
   reserveFor(buffers.hidden, manifolds * MANIFOLD_CACHE_SIZE);
   reserveFor(buffers.unpushed, manifolds * MANIFOLD_CACHE_SIZE);
+  reserveFor(buffers.solver.points, manifolds * MANIFOLD_CACHE_SIZE);
 }
 
 }  // namespace
@@ -75,6 +84,7 @@ struct PropagativeImpactSolver::Impl {
   int substep = 0;
   bullet_detail::RestitutionWarnings restitutionWarnings;
   std::vector<int> firstReflection;  // write-back's scratch: each contact's first place in the sequence
+  ProblemBounds reserved;             // what the problem, resolver and result are sized for
 
   // One result for every cluster: its vectors keep their capacity
   // (ReusableArray.h), so a cluster of a new shape allocates nothing once one
@@ -130,6 +140,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
   im.island.gatherBodies(bodies, numBodies, info.m_timeStep, m_settings, m_report);
   im.island.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting);
   const bool seeded = im.components.build(im.island, constraints, numConstraints);
+  reserveForIsland(numBodies, numManifolds, numConstraints);
   clock.lap(seconds.classification);
   if (seeded) {
     ResolveOptions& opt = im.options;
@@ -175,6 +186,29 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
     for (const IslandContact& c : im.island.contacts)
       if (c.contact < 0) ++m_report.restingContacts;
   return residual;
+}
+
+// Every cluster of this call is within the island: its bodies, its manifolds'
+// points (at most MANIFOLD_CACHE_SIZE each, or one ahead point) and its
+// joints' rows. Sized by that bound, a cluster larger than any before
+// allocates nothing unless the island itself is larger than any before; the
+// bound is doubled when it grows, so that an island (or Bullet's batch of
+// small islands) gaining a manifold or two does not size everything again.
+void PropagativeImpactSolver::reserveForIsland(int numBodies, int numManifolds, int numConstraints) {
+  Impl& im = *m_impl;
+  const int contacts = numManifolds * MANIFOLD_CACHE_SIZE;
+  ProblemBounds bounds = ProblemBounds::rigid(numBodies, contacts);
+  bounds.bilaterals = kRowsPerJoint * numConstraints;
+  im.history.reservePairs(2 * static_cast<std::size_t>(contacts));
+  if (!exceeds(bounds, im.reserved)) return;
+  bounds = ProblemBounds::rigid(2 * std::max(numBodies, im.reserved.blocks), 2 * std::max(contacts, im.reserved.contacts));
+  bounds.bilaterals = 2 * std::max(kRowsPerJoint * numConstraints, im.reserved.bilaterals);
+  bounds.rowEntries += 12 * Index(bounds.bilaterals);
+  im.problem.reserve(bounds);
+  im.resolver.reserve(bounds, im.options, im.result);
+  if (im.firstReflection.capacity() < static_cast<std::size_t>(bounds.contacts))
+    im.firstReflection.reserve(static_cast<std::size_t>(bounds.contacts));
+  im.reserved = bounds;
 }
 
 void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** constraints, int numConstraints,

@@ -31,6 +31,9 @@ class Blend {
                              const Eigen::Ref<const VectorX>& plastic, Scalar energyBefore, Scalar energyPlastic,
                              Scalar restitution);
 
+  /// Room for \p dofs velocity components.
+  void reserve(Index dofs) { m_difference.reserve(static_cast<std::size_t>(dofs)); }
+
  private:
   std::vector<Scalar> m_difference;
 };

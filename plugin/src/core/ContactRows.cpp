@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "Capacity.h"
+
 namespace propimpact::detail {
 
 void ContactRows::build(const SolverBodies& bodies, Scalar restingPerUnitRow) {
@@ -44,8 +46,18 @@ void ContactRows::build(const SolverBodies& bodies, Scalar restingPerUnitRow) {
   }
   m_coefficientBase = inPlace ? p.rowData() : m_coefficients.data();
   const auto entries = static_cast<std::size_t>(inPlace ? p.rowEntryCount() : static_cast<Index>(m_coefficients.size()));
-  if (m_w.size() < entries) m_w.resize(std::max(entries, 2 * m_w.size()));
+  growWithin(m_w, entries);
   computeMetricTerms(bodies, restingPerUnitRow);
+}
+
+void ContactRows::reserve(const ProblemBounds& bounds) {
+  const auto rows = static_cast<std::size_t>(bounds.contacts);
+  reserveCapacity(m_rows, rows);
+  reserveCapacity(m_w, bounds.rowEntries);
+  reserveCapacity(m_adjacencyStart, bounds.blocks + 1);
+  reserveCapacity(m_adjacency, 2 * rows);
+  reserveCapacity(m_fill, bounds.blocks);
+  for (std::vector<int>* v : {&m_active, &m_compactOf, &m_merged}) reserveCapacity(*v, rows);
 }
 
 // Blocks tied by joints share a group: a row's terms on blocks of one group

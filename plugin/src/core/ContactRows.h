@@ -50,6 +50,8 @@ class ContactRows {
   /// resting speed is at least \p restingPerUnitRow × |J_i|: a speed is known
   /// only to round-off of the velocity it comes from.
   void build(const SolverBodies& bodies, Scalar restingPerUnitRow = 0);
+  /// Room for a problem within \p bounds (joined groups' coefficients size their own).
+  void reserve(const ProblemBounds& bounds);
 
   /// J_i v + b_i for an internal velocity.
   [[nodiscard]] Scalar velocity(int r, const Scalar* v) const {

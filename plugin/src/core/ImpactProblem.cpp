@@ -9,6 +9,7 @@
 #include <string>
 
 #include "propimpact/core/Errors.h"
+#include "Capacity.h"
 
 namespace propimpact {
 namespace {
@@ -27,11 +28,11 @@ Matrix3 symmetricPseudoInverse(const Matrix3& a) {
   return eig.eigenvectors() * inverted.asDiagonal() * eig.eigenvectors().transpose();
 }
 
-// Makes room for \p used entries; grows geometrically, never shrinks, and
-// leaves what it does not need to fill to the caller.
+// Makes room for \p used entries; grows geometrically (within what reserve()
+// sized when that suffices), never shrinks, and leaves what it does not need
+// to fill to the caller.
 void reserveEntries(std::vector<Scalar>& storage, Index used) {
-  const auto needed = static_cast<std::size_t>(used);
-  if (storage.size() < needed) storage.resize(std::max(needed, 2 * storage.size()));
+  detail::growWithin(storage, static_cast<std::size_t>(used));
 }
 
 // The inverse of a symmetric 3 × 3 A through its cofactors, if A is positive
@@ -90,6 +91,16 @@ void ImpactProblem::clear() {
   m_matrixEntries = 0;
   m_rowEntries = 0;
   m_rejected = 0;
+}
+
+void ImpactProblem::reserve(const ProblemBounds& bounds) {
+  detail::reserveCapacity(m_blocks, bounds.blocks);
+  detail::reserveCapacity(m_velocity, bounds.dofs);
+  detail::reserveCapacity(m_mass, bounds.matrixEntries);
+  detail::reserveCapacity(m_inverseMass, bounds.matrixEntries);
+  detail::reserveCapacity(m_contacts, bounds.contacts);
+  detail::reserveCapacity(m_bilaterals, bounds.bilaterals);
+  detail::reserveCapacity(m_rowCoefficients, bounds.rowEntries);
 }
 
 void ImpactProblem::clearRows() {

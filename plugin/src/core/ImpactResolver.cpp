@@ -10,6 +10,7 @@
 
 #include "Analysis.h"
 #include "Blend.h"
+#include "Capacity.h"
 #include "EnergyGuard.h"
 #include "ContactRows.h"
 #include "PlasticStage.h"
@@ -105,6 +106,7 @@ struct ImpactResolver::Stages {
   Scalar threshold = 0;
   detail::OrderingRule rule;
 
+  void reserve(const ProblemBounds& bounds, int denseLimit);
   void prepare(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result);
   void blendOutcome(const detail::StageContext& c, ImpactResult& result);
   void guardEnergy(const detail::StageContext& c, ImpactResult& result);
@@ -117,6 +119,29 @@ ImpactResolver::ImpactResolver() : m_stages(std::make_unique<Stages>()) {}
 ImpactResolver::~ImpactResolver() = default;
 ImpactResolver::ImpactResolver(ImpactResolver&&) noexcept = default;
 ImpactResolver& ImpactResolver::operator=(ImpactResolver&&) noexcept = default;
+
+void ImpactResolver::reserve(const ProblemBounds& bounds, const ResolveOptions& options, ImpactResult& result) {
+  m_stages->reserve(bounds, options.plasticDenseLimit);
+  for (ResultVector* v : {&result.velocity, &result.elasticVelocity, &result.plasticVelocity}) v->reserve(bounds.dofs);
+  result.impulses.reserve(bounds.contacts);
+  detail::reserveCapacity(result.inCluster, bounds.contacts);
+  detail::reserveCapacity(result.sequence, Index(kSequencePerContact) * bounds.contacts);
+}
+
+void ImpactResolver::Stages::reserve(const ProblemBounds& b, int denseLimit) {
+  for (std::vector<Scalar>* v : {&v0, &velocity, &plasticVelocity, &jointError, &v0Problem, &jointErrorProblem})
+    detail::reserveCapacity(*v, b.dofs);
+  for (std::vector<Scalar>* v : {&elasticImpulse, &plasticImpulse}) detail::reserveCapacity(*v, b.contacts);
+  detail::reserveCapacity(shareCount, b.contacts);
+  detail::reserveCapacity(reached, b.contacts);
+  detail::reserveCapacity(candidates, b.contacts);
+  detail::reserveCapacity(groupInCluster, b.blocks);
+  bodies.reserve(b);
+  rows.reserve(b);
+  propagator.reserve(b.contacts);
+  plastic.reserve(b, denseLimit);
+  blend.reserve(b.dofs);
+}
 
 // Solver bodies, contact rows, the joint error set aside, duplicates merged, scales.
 void ImpactResolver::Stages::prepare(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result) {

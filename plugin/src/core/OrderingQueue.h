@@ -39,6 +39,11 @@ struct OrderingRule {
 class OrderingQueue {
  public:
   void reset(std::size_t rows);
+  /// Room for \p rows rows without resetting.
+  void reserve(int rows) {
+    if (rows > 0 && m_heap.capacity() < static_cast<std::size_t>(rows)) m_heap.reserve(static_cast<std::size_t>(rows));
+    if (rows > 0 && m_position.capacity() < static_cast<std::size_t>(rows)) m_position.reserve(static_cast<std::size_t>(rows));
+  }
   [[nodiscard]] bool empty() const { return m_heap.empty(); }
   [[nodiscard]] int top() const { return m_heap.front().row; }
   [[nodiscard]] bool contains(int r) const { return m_position[static_cast<std::size_t>(r)] >= 0; }

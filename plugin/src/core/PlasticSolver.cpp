@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "Capacity.h"
+
 namespace propimpact::detail {
 namespace {
 
@@ -166,6 +168,17 @@ bool ActiveSetLcp::exchange(int row, Scalar* lambda) {
   for (std::size_t r = 0; r < m_saved.size(); ++r) lambda[m_saved[r]] = m_savedLambda[r];
   for (const int r : m_saved) appendColumn(r);
   return false;
+}
+
+void ActiveSetLcp::reserve(Index m, Index n) {
+  const Index stride = std::min(m, n) + 1;
+  reserveCapacity(m_wholeRows, m);
+  for (std::vector<int>* v : {&m_active, &m_previous, &m_saved}) reserveCapacity(*v, m);
+  for (std::vector<Scalar>* v : {&m_savedLambda, &m_z, &m_rhs, &m_work, &m_relaxed, &m_best, &m_s}) reserveCapacity(*v, m);
+  for (std::vector<char>* v : {&m_inActive, &m_blocked}) reserveCapacity(*v, m);
+  reserveCapacity(m_q, n * stride);
+  reserveCapacity(m_r, stride * stride);
+  reserveCapacity(m_x, n);
 }
 
 int ActiveSetLcp::solve(const Scalar* A, Index m, Index n, const Scalar* s0, const Scalar* unitScale, Scalar threshold,

@@ -47,6 +47,8 @@ class ActiveSetLcp {
   /// Whether the last solve found a Farkas certificate (no outcome satisfies
   /// every row) and so returned the least uniform violation instead.
   [[nodiscard]] bool provedInfeasible() const { return m_infeasible; }
+  /// Room for solves of up to \p m rows over \p n columns.
+  void reserve(Index m, Index n);
 
  private:
   int run(Index m, const Scalar* unitScale, Scalar threshold, Scalar* lambda);

@@ -1,5 +1,6 @@
 #include "PlasticStage.h"
 
+#include "Capacity.h"
 #include "MassFactor.h"
 
 #include <Eigen/Eigenvalues>
@@ -39,6 +40,26 @@ bool predictsLongTail(Scalar before, Scalar now, Scalar tolerance, std::int64_t 
 constexpr int kRefinementPasses = 8;
 
 }  // namespace
+
+void PlasticStage::reserve(const ProblemBounds& b, int denseLimit) {
+  // An exact solve's rows touch at most two rigid groups each.
+  const Index denseRows = std::min<Index>(b.contacts, std::max(denseLimit, 0));
+  const Index denseDofs = std::min<Index>(b.dofs, 12 * denseRows);
+  for (std::vector<char>* v : {&m_groupTouched, &m_massFactored}) reserveCapacity(*v, b.blocks);
+  for (std::vector<Index>* v : {&m_factorColumn, &m_factorOffset}) reserveCapacity(*v, b.blocks);
+  reserveCapacity(m_factorTransposed, 6 * denseDofs);
+  reserveCapacity(m_factorRows, denseRows * denseDofs);
+  reserveCapacity(m_factorSupport, denseRows);
+  reserveCapacity(m_primal, denseDofs);
+  for (std::vector<Scalar>* v : {&m_compactS, &m_compactUnit, &m_compactLambda, &m_candidateLambda, &m_refineLambda,
+                                 &m_lambdaFromStart})
+    reserveCapacity(*v, b.contacts);
+  for (std::vector<Scalar>* v : {&m_candidate, &m_capped, &m_fromStart, &m_problemOrder, &m_prescribed, &m_drift,
+                                 &m_violating})
+    reserveCapacity(*v, b.dofs);
+  m_lcp.reserve(denseRows, denseDofs);
+  m_conjugateGradient.reserve(b.contacts, b.dofs, b.blocks);
+}
 
 Scalar PlasticStage::energyOf(const StageContext& c, const Scalar* internal) {
   const auto n = static_cast<std::size_t>(c.bodies.dofs());

@@ -109,6 +109,10 @@ class PlasticStage {
   /// rows see, no prescribed motion (decided once per begin()).
   [[nodiscard]] bool conservesEnergy(const StageContext& c);
 
+  /// Room for a problem within \p bounds whose exact solves take at most
+  /// \p denseLimit rows (ResolveOptions::plasticDenseLimit).
+  void reserve(const ProblemBounds& bounds, int denseLimit);
+
   /// Starts a resolution whose impact starts at \p v0: whether energy is a
   /// conserved quantity of it is decided on the first solve.
   void begin(const Scalar* v0) {

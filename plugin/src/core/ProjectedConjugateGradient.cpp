@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "Capacity.h"
+
 namespace propimpact::detail {
 namespace {
 
@@ -116,6 +118,14 @@ void ProjectedConjugateGradient::expand(const StageContext& c, Scalar alphaBar, 
 // φ: the gradient on rows off their bound, zero on bound rows.
 void ProjectedConjugateGradient::freeGradient(std::vector<Scalar>& into) const {
   for (std::size_t a = 0; a < m_mu.size(); ++a) into[a] = m_mu[a] > 0 ? m_gradient[a] : 0;
+}
+
+void ProjectedConjugateGradient::reserve(int rows, Index dofs, int groups) {
+  for (std::vector<Scalar>* v : {&m_mu, &m_gradient, &m_direction, &m_product, &m_chopped, &m_previous})
+    reserveCapacity(*v, rows);
+  reserveCapacity(m_moved, dofs);
+  reserveCapacity(m_groupRows, groups);
+  reserveCapacity(m_touchedGroups, groups);
 }
 
 std::int64_t ProjectedConjugateGradient::solve(const StageContext& c, Scalar* out, std::vector<Scalar>& compact,

@@ -54,6 +54,8 @@ class ProjectedConjugateGradient {
   /// without curvature (no plastic outcome), whose state is finite but not
   /// the plastic outcome.
   [[nodiscard]] bool converged() const { return m_converged; }
+  /// Room for \p rows active rows over \p dofs velocity components in \p groups groups.
+  void reserve(int rows, Index dofs, int groups);
 
  private:
   void collectGroups(const StageContext& c);

@@ -1,7 +1,17 @@
 #include "Propagation.h"
 
+#include "Capacity.h"
+
 
 namespace propimpact::detail {
+
+void Propagator::reserve(int rows) {
+  reserveCapacity(m_speed, rows);
+  reserveCapacity(m_reflections, rows);
+  reserveCapacity(m_reached, rows);
+  m_queue.reserve(rows);
+  m_forecast.reserve(static_cast<std::size_t>(rows));
+}
 
 void Propagator::refresh(const ContactRows& rows, const OrderingRule& rule, Scalar threshold, int r) {
   const auto i = static_cast<std::size_t>(r);

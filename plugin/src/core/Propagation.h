@@ -45,6 +45,8 @@ class Propagator {
   /// rows start; another row joins when a reflection makes it infeasible.
   Propagation run(const ContactRows& rows, const OrderingRule& rule, Scalar threshold, bool growFromSeeds,
                   std::int64_t cap, Scalar* velocity, Scalar* lambda, std::vector<int>* sequence);
+  /// Room for \p rows rows.
+  void reserve(int rows);
   /// Per row: whether the last run reached it.
   [[nodiscard]] const std::vector<char>& reached() const { return m_reached; }
 

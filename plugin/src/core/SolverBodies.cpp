@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "Capacity.h"
+
 namespace propimpact::detail {
 namespace {
 
@@ -41,6 +43,13 @@ void SolverBodies::build(const ImpactProblem& problem) {
     buildJoinedGroups();
     m_inverseMassBase = m_inverseMass.data();
   }
+}
+
+void SolverBodies::reserve(const ProblemBounds& bounds) {
+  reserveCapacity(m_groups, bounds.blocks);
+  reserveCapacity(m_blockGroup, bounds.blocks);
+  reserveCapacity(m_blockOffsetInGroup, bounds.blocks);
+  reserveCapacity(m_groupScale, bounds.blocks);
 }
 
 void SolverBodies::buildSingleBlocks() {

@@ -51,6 +51,8 @@ class SolverBodies {
  public:
   /// Groups the problem's blocks and computes M⁻¹_c per group.
   void build(const ImpactProblem& problem);
+  /// Room for a problem within \p bounds without joints (joined groups size their own).
+  void reserve(const ProblemBounds& bounds);
 
   /// Problem order → internal order, and back.
   void gather(const Scalar* problemOrder, Scalar* internal) const;

@@ -75,6 +75,7 @@ class PropagativeImpactSolver : public btSequentialImpulseConstraintSolver {
   void resolveComponent(int root, btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
                         bullet_detail::RestingPass& resting);
   void noteClampedRestitution();
+  void reserveForIsland(int numBodies, int numManifolds, int numConstraints);
 
   struct Impl;
   std::unique_ptr<Impl> m_impl;

@@ -61,6 +61,29 @@ struct RowLayout {
   Scalar restingSpeed = 0;  ///< approach below this (units of J v) is resting, not infeasible.
 };
 
+/// Upper bounds of a problem's size, for sizing buffers ahead of time
+/// (ImpactProblem::reserve, ImpactResolver::reserve): a world step sizes them
+/// by its island, which no cluster of the island can outgrow, so that a
+/// cluster larger than any before allocates nothing.
+struct ProblemBounds {
+  int blocks = 0;           ///< rigid bodies and dense blocks.
+  Index dofs = 0;           ///< generalized velocity components.
+  Index matrixEntries = 0;  ///< entries of the blocks' size × size mass matrices together.
+  int contacts = 0;         ///< contact rows.
+  int bilaterals = 0;       ///< bilateral rows.
+  Index rowEntries = 0;     ///< coefficients of every row together.
+  /// The bounds of \p bodies rigid bodies and \p contacts rigid contacts.
+  static ProblemBounds rigid(int bodies, int contacts) {
+    ProblemBounds b;
+    b.blocks = bodies;
+    b.dofs = 6 * Index(bodies);
+    b.matrixEntries = 36 * Index(bodies);
+    b.contacts = contacts;
+    b.rowEntries = 12 * Index(contacts);
+    return b;
+  }
+};
+
 /// Returned by a builder that rejected its input under InputErrors::Record.
 constexpr int kRejected = -1;
 
@@ -81,6 +104,9 @@ class ImpactProblem {
   /// rebuilt over the same bodies with other rows, exactly as if it had been
   /// cleared and its blocks added again. Rejections recorded so far stay counted.
   void clearRows();
+
+  /// Sizes the storage for a problem within \p bounds (capacity only).
+  void reserve(const ProblemBounds& bounds);
 
   /// Chooses how invalid input is reported (InputErrors).
   void setInputErrors(InputErrors mode) { m_inputErrors = mode; }

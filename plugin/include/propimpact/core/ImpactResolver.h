@@ -56,6 +56,15 @@ class ImpactResolver {
   ImpactResolver(const ImpactResolver&) = delete;
   ImpactResolver& operator=(const ImpactResolver&) = delete;
 
+  /// Sizes the resolver's buffers and \p result for any problem within
+  /// \p bounds resolved with \p options (capacity only), so that resolving
+  /// one allocates nothing: a world step calls it with its island's bounds. A propagation longer than
+  /// kSequencePerContact reflections per contact still grows
+  /// ImpactResult::sequence, and joined groups (joints) and dense blocks
+  /// size their own matrices when they first meet them.
+  void reserve(const ProblemBounds& bounds, const ResolveOptions& options, ImpactResult& result);
+  static constexpr int kSequencePerContact = 4;
+
   /// Resolves \p problem into \p result (whose storage is reused). Throws
   /// InputError only for invalid options; a valid problem always resolves.
   void resolve(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result);

@@ -65,6 +65,11 @@ class ReusableArray : public Eigen::Map<Plain> {
     if (m_storage.size() < needed) m_storage.resize(needed);
     reseat(rows, cols);
   }
+  /// Room for \p entries coefficients without a reallocation (the size is unchanged).
+  void reserve(Eigen::Index entries) {
+    if (entries > 0 && m_storage.capacity() < static_cast<std::size_t>(entries))
+      m_storage.reserve(static_cast<std::size_t>(entries));
+  }
   using Base::setZero;
   ReusableArray& setZero(Eigen::Index size) {
     resize(size);
