@@ -33,8 +33,8 @@ Scalar Blend::alpha(const SolverBodies& bodies, bool anyBias, const Eigen::Ref<c
   if (m_difference.size() < static_cast<std::size_t>(elastic.size())) m_difference.resize(static_cast<std::size_t>(elastic.size()));
   Eigen::Map<VectorX> difference(m_difference.data(), elastic.size());
   difference = elastic - plastic;
-  const Scalar a = 0.5 * bodies.kineticInner(difference, difference);
-  const Scalar b = bodies.kineticInner(plastic, difference);
+  const Scalar a = 0.5 * bodies.kineticInner(difference, difference, true);
+  const Scalar b = bodies.kineticInner(plastic, difference, true);
   const Scalar target = energyPlastic + restitution * restitution * (energyBefore - energyPlastic);
   const Scalar c = energyPlastic - target;
   if (!(a > 1e-300)) return restitution;

@@ -169,7 +169,7 @@ void ImpactResolver::Stages::prepare(const ImpactProblem& problem, const Resolve
   // its relative velocity as a constant, like a kinematic body's motion.
   if (bodies.anyJoint() && options.jointErrorAsBias) rows.addConstantVelocity(jointError);
   // Duplicates must agree in that constant too, so they are found only now.
-  result.energyBefore = bodies.kineticEnergy(start);
+  result.energyBefore = bodies.setReference(start);
   result.mergedDuplicates = rows.mergeDuplicates(v0.data(), std::sqrt(2 * result.energyBefore), options.duplicateTolerance);
   Scalar largestApproach = 0;
   for (const int r : rows.active())

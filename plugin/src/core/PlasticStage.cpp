@@ -45,7 +45,7 @@ void PlasticStage::reserve(const ProblemBounds& b, int denseLimit) {
   // An exact solve's rows touch at most two rigid groups each.
   const Index denseRows = std::min<Index>(b.contacts, std::max(denseLimit, 0));
   const Index denseDofs = std::min<Index>(b.dofs, 12 * denseRows);
-  for (std::vector<char>* v : {&m_groupTouched, &m_massFactored}) reserveCapacity(*v, b.blocks);
+  for (std::vector<char>* v : {&m_groupTouched, &m_massFactored, &m_prescribedGroups}) reserveCapacity(*v, b.blocks);
   for (std::vector<Index>* v : {&m_factorColumn, &m_factorOffset}) reserveCapacity(*v, b.blocks);
   reserveCapacity(m_factorTransposed, 6 * denseDofs);
   reserveCapacity(m_factorRows, denseRows * denseDofs);
@@ -95,7 +95,12 @@ bool PlasticStage::conservesEnergy(const StageContext& c) {
   m_conservationKnown = true;
   m_conserves = !biased(c);
   if (!m_conserves || !m_v0) return m_conserves;
-  c.bodies.prescribedPart(m_v0, m_prescribed);
+  // Only the active rows read it: the groups they touch, not the whole component.
+  m_prescribedGroups.assign(c.bodies.groups().size(), 0);
+  for (const int r : c.rows.active())
+    for (int t = 0; t < c.rows[static_cast<std::size_t>(r)].termCount; ++t)
+      m_prescribedGroups[static_cast<std::size_t>(c.rows[static_cast<std::size_t>(r)].terms[t].group)] = 1;
+  c.bodies.prescribedPart(m_v0, m_prescribed, &m_prescribedGroups);
   for (const int r : c.rows.active())
     if (std::abs(c.rows.velocity(r, m_prescribed.data())) * c.rows[static_cast<std::size_t>(r)].invSqrtD > kPrescribedSeen * c.scale)
       m_conserves = false;

@@ -153,6 +153,7 @@ class PlasticStage {
   std::vector<Scalar> m_capped, m_fromStart, m_lambdaFromStart;
   std::vector<Scalar> m_problemOrder;
   std::vector<Scalar> m_prescribed;
+  std::vector<char> m_prescribedGroups;  // groups the active rows touch, for m_prescribed
   std::vector<Scalar> m_drift, m_violating;
   const Scalar* m_v0 = nullptr;
   bool m_conservationKnown = false;

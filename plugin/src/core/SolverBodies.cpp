@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "Capacity.h"
 
@@ -16,6 +18,20 @@ Scalar rigidScale(const Scalar* inverseMass) {
   return largest;
 }
 
+// Whether n entries agree bit for bit (no early exit: a branch-free OR of
+// differences, a few instructions for a rigid body's 6).
+bool sameBits(const Scalar* a, const Scalar* b, Index n) {
+  static_assert(sizeof(Scalar) == sizeof(std::uint64_t), "compares doubles as 64-bit words");
+  std::uint64_t differ = 0;
+  for (Index k = 0; k < n; ++k) {
+    std::uint64_t x, y;
+    std::memcpy(&x, a + k, sizeof x);
+    std::memcpy(&y, b + k, sizeof y);
+    differ |= x ^ y;
+  }
+  return differ == 0;
+}
+
 // aᵀ M b for a rigid block: diagonal linear part, 3 × 3 angular part.
 Scalar rigidInner(const Scalar* mass, const Scalar* a, const Scalar* b) {
   Scalar value = a[0] * mass[0] * b[0] + a[1] * mass[7] * b[1] + a[2] * mass[14] * b[2];
@@ -27,6 +43,7 @@ Scalar rigidInner(const Scalar* mass, const Scalar* a, const Scalar* b) {
 
 void SolverBodies::build(const ImpactProblem& problem) {
   m_problem = &problem;
+  m_reference = nullptr;
   const auto blockCount = static_cast<std::size_t>(problem.blockCount());
   m_blockGroup.assign(blockCount, -1);
   m_blockOffsetInGroup.assign(blockCount, 0);
@@ -36,7 +53,8 @@ void SolverBodies::build(const ImpactProblem& problem) {
   m_projectorOffset.clear();
   m_anyProjector = false;
   m_dofs = problem.dofCount();
-  if (problem.bilateralCount() == 0) {
+  m_identityOrder = problem.bilateralCount() == 0;
+  if (m_identityOrder) {
     buildSingleBlocks();
     m_inverseMassBase = problem.inverseMassData();
   } else {
@@ -46,6 +64,7 @@ void SolverBodies::build(const ImpactProblem& problem) {
 }
 
 void SolverBodies::reserve(const ProblemBounds& bounds) {
+  reserveCapacity(m_referenceTerms, bounds.blocks);
   reserveCapacity(m_groups, bounds.blocks);
   reserveCapacity(m_blockGroup, bounds.blocks);
   reserveCapacity(m_blockOffsetInGroup, bounds.blocks);
@@ -74,6 +93,10 @@ void SolverBodies::buildSingleBlocks() {
 }
 
 void SolverBodies::gather(const Scalar* problemOrder, Scalar* internal) const {
+  if (m_identityOrder) {
+    std::copy(problemOrder, problemOrder + m_dofs, internal);
+    return;
+  }
   for (int b = 0; b < m_problem->blockCount(); ++b) {
     const BlockLayout& layout = m_problem->block(b);
     const Group& g = m_groups[static_cast<std::size_t>(m_blockGroup[static_cast<std::size_t>(b)])];
@@ -83,6 +106,10 @@ void SolverBodies::gather(const Scalar* problemOrder, Scalar* internal) const {
 }
 
 void SolverBodies::scatter(const Scalar* internal, Scalar* problemOrder) const {
+  if (m_identityOrder) {
+    std::copy(internal, internal + m_dofs, problemOrder);
+    return;
+  }
   for (int b = 0; b < m_problem->blockCount(); ++b) {
     const BlockLayout& layout = m_problem->block(b);
     const Group& g = m_groups[static_cast<std::size_t>(m_blockGroup[static_cast<std::size_t>(b)])];
@@ -105,10 +132,12 @@ void SolverBodies::splitJointError(Scalar* velocity, std::vector<Scalar>& violat
   }
 }
 
-void SolverBodies::prescribedPart(const Scalar* internal, std::vector<Scalar>& out) const {
+void SolverBodies::prescribedPart(const Scalar* internal, std::vector<Scalar>& out,
+                                  const std::vector<char>* groups) const {
   const ImpactProblem& p = *m_problem;
   out.assign(static_cast<std::size_t>(m_dofs), 0);
   for (int b = 0; b < p.blockCount(); ++b) {
+    if (groups && !(*groups)[static_cast<std::size_t>(m_blockGroup[static_cast<std::size_t>(b)])]) continue;
     const BlockLayout& layout = p.block(b);
     // A dense block's mass is SPD (addDenseBlock rejects a singular one), so
     // no axis of it is immobile. Computed as v − M⁻¹(Mv) its part would be
@@ -158,16 +187,52 @@ Scalar SolverBodies::blockInner(int block, const Scalar* a, const Scalar* b) con
   return innerOfBlock(*m_problem, block, a, b, m_massTimes);
 }
 
-Scalar SolverBodies::kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b) const {
+Scalar SolverBodies::kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b,
+                                  bool skipZeroOfB) const {
   Scalar value = 0;
   const ImpactProblem& p = *m_problem;
   for (int blk = 0; blk < p.blockCount(); ++blk) {
     const BlockLayout& layout = p.block(blk);
     const Scalar* x = a.data() + layout.velocityOffset;
     const Scalar* y = b.data() + layout.velocityOffset;
+    // A zero block of b adds a term of ±0, which leaves any sum started at +0 as it was.
+    if (skipZeroOfB && std::all_of(y, y + layout.size, [](Scalar e) { return e == 0; })) continue;
     value += layout.rigid ? rigidInner(p.massData() + layout.matrixOffset, x, y) : innerOfBlock(p, blk, x, y, m_massTimes);
   }
   return value;
+}
+
+Scalar SolverBodies::setReference(const Eigen::Ref<const VectorX>& v0) {
+  const ImpactProblem& p = *m_problem;
+  m_reference = nullptr;
+  m_referenceTerms.resize(static_cast<std::size_t>(p.blockCount()));
+  Scalar value = 0;
+  for (int blk = 0; blk < p.blockCount(); ++blk) {
+    const BlockLayout& layout = p.block(blk);
+    const Scalar* x = v0.data() + layout.velocityOffset;
+    const Scalar term = layout.rigid ? rigidInner(p.massData() + layout.matrixOffset, x, x)
+                                     : innerOfBlock(p, blk, x, x, m_massTimes);
+    m_referenceTerms[static_cast<std::size_t>(blk)] = term;
+    value += term;
+  }
+  m_reference = v0.data();
+  return 0.5 * value;
+}
+
+Scalar SolverBodies::kineticEnergy(const Eigen::Ref<const VectorX>& v) const {
+  if (!m_reference) return 0.5 * kineticInner(v, v);
+  Scalar value = 0;
+  const ImpactProblem& p = *m_problem;
+  for (int blk = 0; blk < p.blockCount(); ++blk) {
+    const BlockLayout& layout = p.block(blk);
+    const Scalar* x = v.data() + layout.velocityOffset;
+    const Scalar* x0 = m_reference + layout.velocityOffset;
+    if (sameBits(x, x0, layout.size))
+      value += m_referenceTerms[static_cast<std::size_t>(blk)];
+    else
+      value += layout.rigid ? rigidInner(p.massData() + layout.matrixOffset, x, x) : innerOfBlock(p, blk, x, x, m_massTimes);
+  }
+  return 0.5 * value;
 }
 
 }  // namespace propimpact::detail

@@ -65,16 +65,26 @@ class SolverBodies {
   /// The part of an internal velocity no impulse can change, v − M⁻¹_c M v
   /// (motion along locked or infinite-inertia axes): a prescribed motion,
   /// like a kinematic body's, that can feed energy into the contacts.
-  void prescribedPart(const Scalar* internal, std::vector<Scalar>& out) const;
+  /// With \p groups (per group, nonzero for the wanted ones) only the blocks
+  /// of those groups are computed; the rest of \p out is zero.
+  void prescribedPart(const Scalar* internal, std::vector<Scalar>& out, const std::vector<char>* groups = nullptr) const;
 
-  /// aᵀ M b over the problem's blocks (problem order).
-  [[nodiscard]] Scalar kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b) const;
+  /// aᵀ M b over the problem's blocks (problem order). \p skipZeroOfB skips
+  /// the blocks where \p b is zero: the same value, bit for bit, for a b
+  /// that an impact's cluster confines to a few blocks.
+  [[nodiscard]] Scalar kineticInner(const Eigen::Ref<const VectorX>& a, const Eigen::Ref<const VectorX>& b,
+                                    bool skipZeroOfB = false) const;
   /// aᵀ M b over block \p block alone (\p a, \p b point at its entries): the
   /// term kineticInner adds for it, so that a sum over the blocks where a
   /// vector is nonzero, in block order, is kineticInner's value.
   [[nodiscard]] Scalar blockInner(int block, const Scalar* a, const Scalar* b) const;
   /// ½ vᵀ M v, the same arithmetic as ImpactProblem::kineticEnergy without its per-block temporaries.
-  [[nodiscard]] Scalar kineticEnergy(const Eigen::Ref<const VectorX>& v) const { return 0.5 * kineticInner(v, v); }
+  [[nodiscard]] Scalar kineticEnergy(const Eigen::Ref<const VectorX>& v) const;
+  /// ½ v0ᵀ M v0, remembering each block's term: until the next build(),
+  /// kineticEnergy(v) takes a block's term from here where v equals \p v0 bit
+  /// for bit (an impact moves the bodies of its cluster, not a whole pile),
+  /// which is the same sum in the same order. \p v0's storage must outlive that.
+  Scalar setReference(const Eigen::Ref<const VectorX>& v0);
 
   [[nodiscard]] const ImpactProblem& problem() const { return *m_problem; }
   [[nodiscard]] Index dofs() const { return m_dofs; }
@@ -111,6 +121,7 @@ class SolverBodies {
   std::vector<Index> m_projectorOffset;
   std::vector<Scalar> m_jointFactor;
   bool m_anyProjector = false;
+  bool m_identityOrder = false;  // no joints: internal order is the problem's
 
   // Joint projection workspace: reused buffers and fixed-capacity decompositions
   // (dynamic Householder workspaces allocate), dynamic ones past kSmallCapacity.
@@ -123,6 +134,8 @@ class SolverBodies {
   Eigen::JacobiSVD<MatrixX> m_jointSvd;
   SmallMatrix m_smallJointA, m_smallJointScaled;
   mutable std::vector<Scalar> m_massTimes;
+  const Scalar* m_reference = nullptr;  // setReference's velocity (problem order)
+  std::vector<Scalar> m_referenceTerms;  // its per-block terms of kineticInner
 };
 
 }  // namespace propimpact::detail
