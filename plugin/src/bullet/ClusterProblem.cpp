@@ -28,11 +28,14 @@ void reserveFor(Buffer& buffer, std::size_t needed) {
 
 bool allOnes(const btVector3& factor) { return factor.x() == 1 && factor.y() == 1 && factor.z() == 1; }
 
-// ½ (m v·v + ωᵀ I ω), I = R diag(1/invI) Rᵀ as Bullet's world inverse inertia is R diag(invI) Rᵀ.
-double kineticEnergy(const btRigidBody& body, const RigidBodyInput& input) {
-  const Vector3 local = toEigen(body.getWorldTransform().getBasis()).transpose() * input.angularVelocity;
+// ½ (m v·v + ωᵀ I ω), I = R diag(1/invI) Rᵀ as Bullet's world inverse inertia
+// is R diag(invI) Rᵀ; \p velocity is the body's block of the problem ([v; ω]).
+double kineticEnergy(const btRigidBody& body, const Scalar* velocity) {
+  const Vector3 linear(velocity[0], velocity[1], velocity[2]);
+  const Vector3 angular(velocity[3], velocity[4], velocity[5]);
+  const Vector3 local = toEigen(body.getWorldTransform().getBasis()).transpose() * angular;
   const Vector3 inverseInertia = toEigen(body.getInvInertiaDiagLocal());
-  double twice = double(input.linearVelocity.squaredNorm()) / double(input.inverseMass);
+  double twice = double(linear.squaredNorm()) / double(body.getInvMass());
   for (int k = 0; k < 3; ++k) twice += double(local[k] * local[k]) / double(inverseInertia[k]);
   return 0.5 * twice;
 }
@@ -44,6 +47,7 @@ void ClusterProblem::addBodies(int root, Island& island, Components& components,
   reserveFor(m_islandContact, island.contacts.size());
   reserveFor(m_blockBody, island.bodies.size());
   m_energy.resize(island.bodies.size());
+  m_energiesKnown = false;
   for (std::size_t i = 0; i < island.bodies.size(); ++i) {
     IslandBody& st = island.bodies[i];
     st.block = kNoBlock;
@@ -67,11 +71,23 @@ void ClusterProblem::addBodies(int root, Island& island, Components& components,
       continue;
     }
     m_blockBody.push_back(static_cast<int>(i));
+  }
+}
+
+// Only near problems read them (buildNear), and a component built whole
+// directly (a chain: no near attempt) must not pay for them.
+void ClusterProblem::computeEnergies(const Island& island, const ImpactProblem& problem) {
+  if (m_energiesKnown) return;
+  m_energiesKnown = true;
+  for (const int i : m_blockBody) {
+    const IslandBody& st = island.bodies[static_cast<std::size_t>(i)];
+    const btRigidBody* rb = st.body;
     // NaN unless the Cauchy–Schwarz bound of buildNear holds for the body.
     const bool bounded = allOnes(rb->getLinearFactor()) && allOnes(rb->getAngularFactor()) &&
                          rb->getInvInertiaDiagLocal().x() > 0 && rb->getInvInertiaDiagLocal().y() > 0 &&
                          rb->getInvInertiaDiagLocal().z() > 0;
-    m_energy[i] = bounded ? kineticEnergy(*rb, input) : std::numeric_limits<double>::quiet_NaN();
+    const Scalar* velocity = problem.velocityData() + problem.block(st.block).velocityOffset;
+    m_energy[static_cast<std::size_t>(i)] = bounded ? kineticEnergy(*rb, velocity) : std::numeric_limits<double>::quiet_NaN();
   }
 }
 
@@ -209,6 +225,7 @@ bool ClusterProblem::buildNear(int root, Island& island, Components& components,
   }
   if (2 * inside > total) return false;
   startProblem(root, island, components, problem);
+  computeEnergies(island, problem);
   double energy = 0;
   for (const int body : m_blockBody) energy += m_energy[static_cast<std::size_t>(body)];
   if (!(energy >= 0)) return false;  // a body outside the bound (NaN)

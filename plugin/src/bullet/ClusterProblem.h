@@ -51,6 +51,8 @@ class ClusterProblem {
   void forgetBodies() { m_bodiesFor = -1; }
 
  private:
+  /// Fills m_energy for the bodies of the last build (once per build).
+  void computeEnergies(const Island& island, const ImpactProblem& problem);
   void addBodies(int root, Island& island, Components& components, ImpactProblem& problem);
   /// The component's bodies into \p problem, or only its rows cleared when
   /// they are there already (a near attempt before): the same blocks either way.
@@ -61,6 +63,7 @@ class ClusterProblem {
 
   std::vector<int> m_blockBody;
   std::vector<double> m_energy;  // per island body: kinetic energy at mid-step velocity (last build)
+  bool m_energiesKnown = false;  // m_energy holds the last build's bodies
   std::vector<char> m_near;      // per island body: its contacts are in the near problem
   std::vector<int> m_ring;           // addRing's scratch
   std::vector<int> m_islandContact;  // per problem contact: its index in island.contacts
