@@ -20,7 +20,7 @@ Scalar rigidScale(const Scalar* inverseMass) {
 
 // Whether n entries agree bit for bit (no early exit: a branch-free OR of
 // differences, a few instructions for a rigid body's 6).
-bool sameBits(const Scalar* a, const Scalar* b, Index n) {
+inline bool sameBits(const Scalar* a, const Scalar* b, Index n) {
   static_assert(sizeof(Scalar) == sizeof(std::uint64_t), "compares doubles as 64-bit words");
   std::uint64_t differ = 0;
   for (Index k = 0; k < n; ++k) {
@@ -227,7 +227,7 @@ Scalar SolverBodies::kineticEnergy(const Eigen::Ref<const VectorX>& v) const {
     const BlockLayout& layout = p.block(blk);
     const Scalar* x = v.data() + layout.velocityOffset;
     const Scalar* x0 = m_reference + layout.velocityOffset;
-    if (sameBits(x, x0, layout.size))
+    if (layout.rigid ? sameBits(x, x0, 6) : sameBits(x, x0, layout.size))
       value += m_referenceTerms[static_cast<std::size_t>(blk)];
     else
       value += layout.rigid ? rigidInner(p.massData() + layout.matrixOffset, x, x) : innerOfBlock(p, blk, x, x, m_massTimes);
