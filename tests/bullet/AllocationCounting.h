@@ -14,28 +14,26 @@ void resetCounts();
 /// Sets whether allocations are counted; returns the previous setting.
 bool setCounting(bool on);
 
-/// Counts the allocations made while it is alive (flag on), restoring the flag after.
-class CountingScope {
+/// Sets counting on or off while it is alive, restoring the setting after.
+class CountingSwitch {
  public:
-  CountingScope() : m_previous(setCounting(true)) {}
-  ~CountingScope() { setCounting(m_previous); }
-  CountingScope(const CountingScope&) = delete;
-  CountingScope& operator=(const CountingScope&) = delete;
+  explicit CountingSwitch(bool on) : m_previous(setCounting(on)) {}
+  ~CountingSwitch() { setCounting(m_previous); }
+  CountingSwitch(const CountingSwitch&) = delete;
+  CountingSwitch& operator=(const CountingSwitch&) = delete;
 
  private:
   bool m_previous;
 };
 
-/// Turns counting off (inside Bullet's own stages).
-class PausedScope {
- public:
-  PausedScope() : m_previous(setCounting(false)) {}
-  ~PausedScope() { setCounting(m_previous); }
-  PausedScope(const PausedScope&) = delete;
-  PausedScope& operator=(const PausedScope&) = delete;
+/// Counts the allocations made while it is alive.
+struct CountingScope : CountingSwitch {
+  CountingScope() : CountingSwitch(true) {}
+};
 
- private:
-  bool m_previous;
+/// Turns counting off (inside Bullet's own stages).
+struct PausedScope : CountingSwitch {
+  PausedScope() : CountingSwitch(false) {}
 };
 
 /// Counts inside our solveGroup, not inside Bullet's sequential-impulse stages.

@@ -424,9 +424,11 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
   // implicit gyroscopic step takes the rebound spin from a body of extreme
   // inertia ratio), and reflecting it step after step let such a body sink
   // (world fuzz finding world-thin-hull-sinks-through-the-floor-at-240-hz).
+  const bool touching = cp.getDistance() <= settings.touchingDistance;
+  const bool impactedPair = touching && history.touchImpactedPair(c.objectA, c.objectB);
   const bool persistent = cp.m_appliedImpulse > 0 || (manifold.getNumContacts() == 1 && history.touchingLastPass(&manifold)) ||
-                          (cp.getDistance() < -settings.impactOverlapSlop && history.touchImpactedPair(c.objectA, c.objectB));
-  if (!(cp.getDistance() <= settings.touchingDistance)) {
+                          (impactedPair && cp.getDistance() < -settings.impactOverlapSlop);
+  if (!touching) {
     // A speculative point of a future impact: Bullet's pass would stop the
     // body plastically at the surface; let it arrive and be reflected. Judged
     // after this step's impacts, which may send a body towards it: then even
@@ -451,7 +453,7 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
   // A touching point that already separates needs no push: Bullet's pass
   // would push a grazing pair's overlap out at erp·depth/dt and add energy.
   if (c.approachMid > c.restingSpeed) resting.keepOverlap(cp);
-  if (history.touchImpactedPair(c.objectA, c.objectB)) {
+  if (impactedPair) {
     // A pair that had an impact gets its overlap pushed out through positions
     // only (through a velocity it would add energy) until it bears load: a load-bearing contact
     // in a pile must be corrected or bodies sink. Load means external forces

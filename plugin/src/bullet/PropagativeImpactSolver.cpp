@@ -18,6 +18,7 @@
 #include "RestingPass.h"
 #include "RestitutionWarnings.h"
 #include "WriteBack.h"
+#include "../core/Capacity.h"
 #include "../core/StageClock.h"
 #include "propimpact/core/Errors.h"
 #include "propimpact/core/ImpactProblem.h"
@@ -206,8 +207,7 @@ void PropagativeImpactSolver::reserveForIsland(int numBodies, int numManifolds, 
   bounds.rowEntries += 12 * Index(bounds.bilaterals);
   im.problem.reserve(bounds);
   im.resolver.reserve(bounds, im.options, im.result);
-  if (im.firstReflection.capacity() < static_cast<std::size_t>(bounds.contacts))
-    im.firstReflection.reserve(static_cast<std::size_t>(bounds.contacts));
+  detail::reserveCapacity(im.firstReflection, bounds.contacts);
   im.reserved = bounds;
 }
 

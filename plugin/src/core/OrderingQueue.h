@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "Capacity.h"
 #include "ContactRows.h"
 #include "propimpact/core/ResolveOptions.h"
 
@@ -41,8 +42,8 @@ class OrderingQueue {
   void reset(std::size_t rows);
   /// Room for \p rows rows without resetting.
   void reserve(int rows) {
-    if (rows > 0 && m_heap.capacity() < static_cast<std::size_t>(rows)) m_heap.reserve(static_cast<std::size_t>(rows));
-    if (rows > 0 && m_position.capacity() < static_cast<std::size_t>(rows)) m_position.reserve(static_cast<std::size_t>(rows));
+    reserveCapacity(m_heap, rows);
+    reserveCapacity(m_position, rows);
   }
   [[nodiscard]] bool empty() const { return m_heap.empty(); }
   [[nodiscard]] int top() const { return m_heap.front().row; }

@@ -61,6 +61,19 @@ void PlasticStage::reserve(const ProblemBounds& b, int denseLimit) {
   m_conjugateGradient.reserve(b.contacts, b.dofs, b.blocks);
 }
 
+namespace {
+
+// Per group: 1 where an active row has a term.
+void markActiveGroups(const StageContext& c, std::vector<char>& touched) {
+  touched.assign(c.bodies.groups().size(), 0);
+  for (const int r : c.rows.active()) {
+    const Row& row = c.rows[static_cast<std::size_t>(r)];
+    for (int t = 0; t < row.termCount; ++t) touched[static_cast<std::size_t>(row.terms[t].group)] = 1;
+  }
+}
+
+}  // namespace
+
 Scalar PlasticStage::energyOf(const StageContext& c, const Scalar* internal) {
   const auto n = static_cast<std::size_t>(c.bodies.dofs());
   if (m_problemOrder.size() < n) m_problemOrder.resize(n);
@@ -96,10 +109,7 @@ bool PlasticStage::conservesEnergy(const StageContext& c) {
   m_conserves = !biased(c);
   if (!m_conserves || !m_v0) return m_conserves;
   // Only the active rows read it: the groups they touch, not the whole component.
-  m_prescribedGroups.assign(c.bodies.groups().size(), 0);
-  for (const int r : c.rows.active())
-    for (int t = 0; t < c.rows[static_cast<std::size_t>(r)].termCount; ++t)
-      m_prescribedGroups[static_cast<std::size_t>(c.rows[static_cast<std::size_t>(r)].terms[t].group)] = 1;
+  markActiveGroups(c, m_prescribedGroups);
   c.bodies.prescribedPart(m_v0, m_prescribed, &m_prescribedGroups);
   for (const int r : c.rows.active())
     if (std::abs(c.rows.velocity(r, m_prescribed.data())) * c.rows[static_cast<std::size_t>(r)].invSqrtD > kPrescribedSeen * c.scale)
@@ -121,10 +131,7 @@ void PlasticStage::buildFactorRows(const StageContext& c) {
   const SolverBodies& bodies = c.bodies;
   const ContactRows& rows = c.rows;
   const std::size_t groupCount = bodies.groups().size();
-  m_groupTouched.assign(groupCount, 0);
-  for (const int r : rows.active())
-    for (int t = 0; t < rows[static_cast<std::size_t>(r)].termCount; ++t)
-      m_groupTouched[static_cast<std::size_t>(rows[static_cast<std::size_t>(r)].terms[t].group)] = 1;
+  markActiveGroups(c, m_groupTouched);
   // Lᵀ only for the groups the active rows touch, packed: a cluster grown
   // inside a large touching component must not pay for the whole component.
   m_factorOffset.assign(groupCount, -1);
