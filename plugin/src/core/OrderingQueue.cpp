@@ -69,9 +69,8 @@ void OrderingQueue::siftDown(std::size_t i) {
   }
 }
 
-void OrderingQueue::remove(int r) {
+void OrderingQueue::removeQueued(int r) {
   const int position = m_position[static_cast<std::size_t>(r)];
-  if (position < 0) return;
   const auto p = static_cast<std::size_t>(position);
   m_position[static_cast<std::size_t>(r)] = -1;
   if (p + 1 == m_heap.size()) {
