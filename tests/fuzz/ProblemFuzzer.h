@@ -87,7 +87,14 @@ struct Tolerances {
 
 /// Builds a case from bytes. Throws InputError when the bytes describe an
 /// invalid problem (the caller treats that as a rejected input).
-void build(const std::uint8_t* data, std::size_t size, Case& out);
+/// What build() makes of a witness direction that is only round-off of the
+/// joints' projection (ProblemBuilder.cpp).
+enum class RoundOffWitness {
+  Dropped,  ///< the witness is v0: every case with biases has a feasible outcome.
+  Kept,     ///< scaled up as before 2026-11-25, when some inputs built infeasible cases this way;
+            ///< older regression tests keep those problems as adversarial cases.
+};
+void build(const std::uint8_t* data, std::size_t size, Case& out, RoundOffWitness roundOff = RoundOffWitness::Dropped);
 
 bool sameBits(const VectorX& a, const VectorX& b);
 

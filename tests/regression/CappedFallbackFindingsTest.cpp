@@ -60,7 +60,7 @@ TEST(FuzzFindings, CappedNearDependentPairFallsBackToThePlasticOutcomeFromTheSta
 // round-off had moved: their raw speeds changed by 1.2e-3 under impulses of
 // 1.7e13, within ε·|J|·|M⁻¹|·Σλ|J|, which it now allows.
 TEST(FuzzFindings, NearlyLockedWedgeFeasibleOnlyAtRoundOffReportsItsResidual) {
-  fuzz::Case c = regression::loadFinding("biased-joints-capped-wedge-plastic-solve-left-violated");
+  fuzz::Case c = regression::loadFinding("biased-joints-capped-wedge-plastic-solve-left-violated", fuzz::RoundOffWitness::Kept);
   ImpactResolver resolver;
   const ImpactResult r = resolver.resolve(c.problem, c.options);
   EXPECT_TRUE(r.capHit);
@@ -81,7 +81,7 @@ TEST(FuzzFindings, NearlyLockedWedgeFeasibleOnlyAtRoundOffReportsItsResidual) {
 // those impulses in raw terms. The check measured round-off by Σλ√d, which
 // such rows make tiny, and so took the contact for moved by the impact.
 TEST(FuzzFindings, ContactMirroringAJointMovesOnlyByTheRoundOffOfItsImpulses) {
-  fuzz::Case c = regression::loadFinding("contact-moved-although-the-check-metric-locks-it");
+  fuzz::Case c = regression::loadFinding("contact-moved-although-the-check-metric-locks-it", fuzz::RoundOffWitness::Kept);
   ImpactResolver resolver;
   const ImpactResult r = resolver.resolve(c.problem, c.options);
   const MatrixX j = c.problem.denseContactJacobian();
@@ -104,7 +104,7 @@ TEST(FuzzFindings, ContactMirroringAJointMovesOnlyByTheRoundOffOfItsImpulses) {
 // resolver's bisection ends there. The check now bounds the residual by how
 // far the witness's admissible part is from feasible.
 TEST(FuzzFindings, WitnessFeasibleOnlyThroughAJointLockedDirectionIsTheLeastViolation) {
-  fuzz::Case c = regression::loadFinding("witness-feasible-only-through-a-joint-locked-direction");
+  fuzz::Case c = regression::loadFinding("witness-feasible-only-through-a-joint-locked-direction", fuzz::RoundOffWitness::Kept);
   ImpactResolver resolver;
   const ImpactResult r = resolver.resolve(c.problem, c.options);
   EXPECT_EQ(c.problem.bilateralCount(), 2);

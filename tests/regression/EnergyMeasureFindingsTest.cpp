@@ -70,7 +70,7 @@ TEST(FuzzFindings, ImpulsesUnexplainedThroughADenseBlockOf1e12) {
 // so it allowed nothing; it now takes ‖J₂F‖ as a sum of squares.
 TEST(FuzzFindings, SevenDof2JointsBiasRowOfZeroCheckMetricMovedAndLeftApproaching) {
   const std::string finding = "7dof-2-joints-bias-row-of-zero-check-metric-moved-and-left-approaching";
-  fuzz::Case c = regression::loadFinding(finding);
+  fuzz::Case c = regression::loadFinding(finding, fuzz::RoundOffWitness::Kept);
   ASSERT_EQ(c.problem.dofCount(), 7);
   ASSERT_EQ(c.problem.bilateralCount(), 2);
   const ImpactResult r = ImpactResolver().resolve(c.problem, c.options);
