@@ -31,22 +31,23 @@ Scalar ContactHistory::impulseLastPass(const btPersistentManifold* manifold) con
 
 // A sphere's contact point slides over it continuously, so a one-point sphere
 // manifold (rebuilt every frame) touching last pass is the same contact. A
-// polyhedron's is a vertex, and a body tumbling on one corner brings another
-// vertex down within a step: a contact that was never touching (world fuzz
-// findings world-tumbling-box-sinks-through-the-floor-at-60-hz and
-// world-heavy-box-on-one-corner-sinks-at-60-hz). Static and kinematic sides
-// are not asked: a point slides over them as the dynamic body moves.
+// polyhedron's is a vertex (a capsule's one of its two ends), and a body
+// tumbling or rocking on them brings another one down within a step: a
+// contact that was never touching (world fuzz findings
+// world-tumbling-box-sinks-through-the-floor-at-60-hz and
+// world-heavy-box-on-one-corner-sinks-at-60-hz). Bullet rounds every convex
+// shape by its margin (a sphere's and a capsule's is their radius), and the
+// same vertex's point moves over that rounding by up to twice the margin as
+// the body turns: a sphere's point, never further than its diameter, is
+// never new. Static and kinematic sides are not asked: a point slides over
+// them as the dynamic body moves.
 bool ContactHistory::newVertex(const btPersistentManifold& manifold, const btManifoldPoint& point) const {
   const ManifoldRecord* h = recordOf(&manifold);
   if (!h || h->single + 1 != m_pass) return false;
-  // A hull's point is its vertex pushed out by the margin along the normal,
-  // so the same vertex's point moves by up to twice the margin as it turns.
   const btScalar breaking = manifold.getContactBreakingThreshold();
   const auto moved = [breaking](const btCollisionObject* object, const btVector3& now, const btVector3& before) {
-    const btCollisionShape* shape = object->getCollisionShape();
-    const btScalar reach = breaking + 2 * shape->getMargin();
-    return !object->isStaticOrKinematicObject() && (shape->isPolyhedral() || shape->isCompound()) &&
-           (now - before).length2() > reach * reach;
+    const btScalar reach = breaking + 2 * object->getCollisionShape()->getMargin();
+    return !object->isStaticOrKinematicObject() && (now - before).length2() > reach * reach;
   };
   return moved(manifold.getBody0(), point.m_localPointA, h->localA) ||
          moved(manifold.getBody1(), point.m_localPointB, h->localB);

@@ -32,11 +32,11 @@ class ContactHistory {
   [[nodiscard]] bool touchingLastPass(const btPersistentManifold* manifold) const;
   /// The largest point impulse Bullet's pass gave it in the previous pass (0 if none).
   [[nodiscard]] Scalar impulseLastPass(const btPersistentManifold* manifold) const;
-  /// Whether \p point is a new vertex of a dynamic polyhedron (or compound)
-  /// whose manifold held a single other point last pass: its place on that
-  /// body moved further than Bullet's contact breaking threshold (within which
-  /// Bullet's own point cache takes two points for the same one) plus the
-  /// width of the shape's rounded margin.
+  /// Whether \p point is a new vertex of a dynamic body (a polyhedron's
+  /// corner, a capsule's other end) whose manifold held a single other point
+  /// last pass: its place on that body moved further than Bullet's contact
+  /// breaking threshold (within which Bullet's own point cache takes two
+  /// points for the same one) plus twice the shape's margin.
   [[nodiscard]] bool newVertex(const btPersistentManifold& manifold, const btManifoldPoint& point) const;
   /// After Bullet's pass: records which manifolds touch and which were loaded.
   void recordPass(btPersistentManifold* const* manifolds, int count, Scalar touchingDistance);
