@@ -1,12 +1,13 @@
-// World fuzz findings of boxes that meet a static floor one corner at a time
-// (Bullet's convex–plane contact keeps one point, the deepest vertex, in the
-// box–plane manifold), rebuilt from the values the fuzzer's world
+// World fuzz findings of bodies that meet a static floor one corner (or one
+// end) at a time (Bullet's convex–plane contact keeps one point, the deepest
+// vertex, in the manifold), rebuilt from the values the fuzzer's world
 // construction gave (tests/fuzz/world-corpus/ holds the inputs): the bodies
 // in the fuzzer's order, with its inverse masses and inverse inertias, so
 // that the worlds step as the fuzzer's did.
 #include <gtest/gtest.h>
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletCollision/CollisionShapes/btCapsuleShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
 
@@ -63,13 +64,14 @@ double mechanicalEnergy(const scenes::World& w, btScalar gravity) {
   return energy;
 }
 
-/// The fuzzer's world: a floor, the box and two spheres, 1/60 s substeps
-/// under the fuzzer's gravity; checks every substep that the box stays above
-/// the floor (the fuzzer's 1 cm tolerance), that no impact gains kinetic
-/// energy and that the world's energy never exceeds what it started with.
-/// Returns the impact clusters that involved the box.
-int runCornerWorld(const btVector3& boxHalfExtents, const FuzzedBody& box, const std::vector<std::pair<btScalar, FuzzedBody>>& spheres,
-                   btScalar floorRestitution, btScalar floorFriction, int substeps) {
+using Bodies = std::vector<std::pair<std::unique_ptr<btCollisionShape>, FuzzedBody>>;
+
+/// The fuzzer's world: a floor and \p bodies in the fuzzer's order, 1/60 s
+/// substeps under the fuzzer's gravity; checks every substep that body
+/// \p watched stays above the floor (the fuzzer's 1 cm tolerance), that no
+/// impact gains kinetic energy and that the world's energy never exceeds
+/// what it started with. Returns the impact clusters that moved \p watched.
+int runFuzzedWorld(Bodies bodies, std::size_t watched, btScalar floorRestitution, btScalar floorFriction, int substeps) {
   const btScalar gravity = btScalar(9.81f);  // the generator's float constant
   scenes::World w("propagative");
   w.setGravity(btVector3(0, -gravity, 0));
@@ -78,23 +80,34 @@ int runCornerWorld(const btVector3& boxHalfExtents, const FuzzedBody& box, const
   floor.restitution = floorRestitution;
   floor.friction = floorFriction;
   w.addBody(std::make_unique<btStaticPlaneShape>(btVector3(0, 1, 0), 0), floor);
-  const btRigidBody& body = *addFuzzed(w, std::make_unique<btBoxShape>(boxHalfExtents), box);
-  for (const auto& [radius, sphere] : spheres) addFuzzed(w, std::make_unique<btSphereShape>(radius), sphere);
+  const btRigidBody* body = nullptr;
+  for (std::size_t k = 0; k < bodies.size(); ++k) {
+    const btRigidBody* added = addFuzzed(w, std::move(bodies[k].first), bodies[k].second);
+    if (k == watched) body = added;
+  }
   const double start = mechanicalEnergy(w, gravity);
   int impacts = 0;
   for (int step = 0; step < substeps; ++step) {
     w.step(1.0 / 60);
     for (const ClusterReport& c : testing::propagative(w).lastStepReport().clusters) {
       EXPECT_LE(c.energyAfter, c.energyBefore * (1 + testing::kEnergyTolerance) + 1e-300) << "step " << step;
-      for (const btCollisionObject* o : c.bodies) impacts += o == &body;
+      for (const btCollisionObject* o : c.bodies) impacts += o == body;
     }
     EXPECT_LE(mechanicalEnergy(w, gravity), start * (1 + 1e-9)) << "step " << step;
-    if (top(body) < btScalar(-0.01)) {
-      ADD_FAILURE() << "step " << step << ": the box's top is at y = " << top(body) << ", under the floor";
+    if (top(*body) < btScalar(-0.01)) {
+      ADD_FAILURE() << "step " << step << ": the body's top is at y = " << top(*body) << ", under the floor";
       break;
     }
   }
   return impacts;
+}
+
+/// The fuzzer's default last bodies: 0.1 kg balls of 2 cm resting in a corner of the world.
+FuzzedBody pebble() {
+  return FuzzedBody{10, btVector3(btScalar(62499.999999999993), btScalar(62499.999999999993), btScalar(62499.999999999993)),
+                    0, 0, 0, btVector3(btScalar(-1.5), btScalar(0.021), btScalar(-1.5)),
+                    btQuaternion(btScalar(0.5), btScalar(0.5), btScalar(0.5), btScalar(0.5)),
+                    btVector3(btScalar(-0.01), btScalar(-0.01), btScalar(-0.01)), btVector3(0, 0, 0)};
 }
 
 // World fuzz finding world-heavy-box-on-one-corner-sinks-at-60-hz: a 1e6 kg
@@ -122,14 +135,14 @@ TEST(WorldFindings, HeavyBoxRattlingOnItsCornersStaysAboveTheFloor) {
                         btQuaternion(btScalar(-0.1607406545463034), btScalar(-0.6184997240468203), btScalar(0.45101919184964062),
                                      btScalar(0.62305876280919936)),
                         btVector3(btScalar(-0.01), btScalar(-0.01), btScalar(-0.01)), btVector3(0, 0, 0)};
-  const FuzzedBody pebble{10, btVector3(btScalar(62499.999999999993), btScalar(62499.999999999993), btScalar(62499.999999999993)),
-                          0, 0, 0, btVector3(btScalar(-1.5), btScalar(0.021), btScalar(-1.5)),
-                          btQuaternion(btScalar(0.5), btScalar(0.5), btScalar(0.5), btScalar(0.5)),
-                          btVector3(btScalar(-0.01), btScalar(-0.01), btScalar(-0.01)), btVector3(0, 0, 0)};
-  const btVector3 half(btScalar(0.79275471122301056), btScalar(0.89183886472877083), btScalar(0.090955977721828035));
+  Bodies bodies;
+  bodies.emplace_back(std::make_unique<btBoxShape>(
+                          btVector3(btScalar(0.79275471122301056), btScalar(0.89183886472877083), btScalar(0.090955977721828035))),
+                      box);
+  bodies.emplace_back(std::make_unique<btSphereShape>(btScalar(0.61573113603418017)), ball);
+  bodies.emplace_back(std::make_unique<btSphereShape>(btScalar(0.02)), pebble());
   // The fuzzer's 284 substeps, and as many again: the box must be held, not only slowed.
-  const int impacts = runCornerWorld(half, box, {{btScalar(0.61573113603418017), ball}, {btScalar(0.02), pebble}},
-                                     btScalar(0.61460288395513851), btScalar(0.4238345922026398), 2 * 284);
+  const int impacts = runFuzzedWorld(std::move(bodies), 0, btScalar(0.61460288395513851), btScalar(0.4238345922026398), 2 * 284);
   EXPECT_GT(impacts, 0);
 }
 
@@ -157,14 +170,59 @@ TEST(WorldFindings, TumblingSlabLandingOnItsCornersStaysAboveTheFloor) {
                         btQuaternion(btScalar(0.73525817593496567), btScalar(0.13693432018003204), btScalar(-0.56616665148248435),
                                      btScalar(-0.3465540786467971)),
                         btVector3(btScalar(-0.01), btScalar(-0.01), btScalar(-0.01)), btVector3(0, 0, 0)};
-  const FuzzedBody pebble{10, btVector3(btScalar(62499.999999999993), btScalar(62499.999999999993), btScalar(62499.999999999993)),
-                          0, 0, 0, btVector3(btScalar(-1.5), btScalar(0.021), btScalar(-1.5)),
-                          btQuaternion(btScalar(0.5), btScalar(0.5), btScalar(0.5), btScalar(0.5)),
-                          btVector3(btScalar(-0.01), btScalar(-0.01), btScalar(-0.01)), btVector3(0, 0, 0)};
-  const btVector3 half(btScalar(0.058745403219653616), btScalar(0.51283375295643552), btScalar(0.60536812390325778));
-  const int impacts = runCornerWorld(half, box, {{btScalar(0.8792178225375753), ball}, {btScalar(0.02), pebble}},
-                                     btScalar(0.70672159914549482), btScalar(0.5574425879301137), 292);
+  Bodies bodies;
+  bodies.emplace_back(std::make_unique<btBoxShape>(
+                          btVector3(btScalar(0.058745403219653616), btScalar(0.51283375295643552), btScalar(0.60536812390325778))),
+                      box);
+  bodies.emplace_back(std::make_unique<btSphereShape>(btScalar(0.8792178225375753)), ball);
+  bodies.emplace_back(std::make_unique<btSphereShape>(btScalar(0.02)), pebble());
+  const int impacts = runFuzzedWorld(std::move(bodies), 0, btScalar(0.70672159914549482), btScalar(0.5574425879301137), 292);
   EXPECT_GT(impacts, 0);
+}
+
+
+// Found by the 120 s world run after the fix above
+// (world-capsule-rocking-on-its-ends-sinks-at-60-hz): a 0.17 kg capsule
+// (radius 8.8 cm, ends 81.5 cm apart; inverse inertias 584, 1,137 and 70)
+// lying on the floor rocks from one end to the other, one end a substep
+// 16–18 cm deep, and each new end counted as persistent contact (capsules
+// were not asked whether a point is new): it sank at 0.7–0.9 m/s until its
+// top went under the floor at substep 30. A capsule's other end is a new
+// vertex as a box's other corner is.
+TEST(WorldFindings, CapsuleRockingOnItsEndsStaysAboveTheFloor) {
+  const FuzzedBody slab{btScalar(0.1447492974353892),
+                        btVector3(btScalar(5.4034484561461789e-07), btScalar(0.68199367280865175), btScalar(10.983571450602629)),
+                        btScalar(0.60695811398489352), btScalar(1.4643396658274204), 0,
+                        btVector3(btScalar(-0.17512016479743653), btScalar(4.1718591490524224), btScalar(0.56797894254978232)),
+                        btQuaternion(btScalar(0.57527113864072377), btScalar(0.58853024294688205), btScalar(-0.34310682206426363),
+                                     btScalar(-0.45273941604067458)),
+                        btVector3(btScalar(-0.8162785138056996), btScalar(2.2902783810378464), btScalar(1.7622517133590574)),
+                        btVector3(0, 0, 0)};
+  const FuzzedBody capsule{btScalar(5.9285126949796441),
+                           btVector3(btScalar(583.7690614501787), btScalar(1137.4301143606215), btScalar(70.083939567102519)),
+                           btScalar(1.5259021896696422e-05), btScalar(0.39844357976653699), 0,
+                           btVector3(btScalar(-1.5), btScalar(0.49694003204394599), btScalar(-1.5)),
+                           btQuaternion(btScalar(0.4943725998220917), btScalar(-0.055601326789179617), btScalar(0.13786765823215469),
+                                        btScalar(0.85644423859233865)),
+                           btVector3(btScalar(-0.0015186556461446177), btScalar(-0.0099697807206105878), btScalar(0.0084974161077592172)),
+                           btVector3(btScalar(1.8932631418326085), btScalar(-0.60692759594110024), btScalar(0.81719691767757729))};
+  const FuzzedBody heavy{btScalar(1.8266767768735646e-06),
+                         btVector3(btScalar(6.7608182952394889e-06), btScalar(1.0984362282250779e-05), btScalar(1.346179383212247e-05)),
+                         btScalar(0.54335851071946284), btScalar(0.0058365758754863814), 0,
+                         btVector3(btScalar(-1.0273517967498282), btScalar(3.8038761632039111), btScalar(0.32366674296177589)),
+                         btQuaternion(btScalar(-0.22755687063900101), btScalar(0.13287293145997756), btScalar(0.91999950180813528),
+                                      btScalar(0.29010958512775814)),
+                         btVector3(btScalar(-0.01), btScalar(0.0068844129091325248), btScalar(-0.0077294575417715733)),
+                         btVector3(btScalar(-1.5343709468223088), btScalar(-4.5143053330281528), btScalar(-2.7279316395819029))};
+  Bodies bodies;
+  bodies.emplace_back(std::make_unique<btBoxShape>(
+                          btVector3(btScalar(0.79275471122301056), btScalar(0.89183886472877083), btScalar(0.090955977721828035))),
+                      slab);
+  bodies.emplace_back(std::make_unique<btCapsuleShape>(btScalar(0.088421149004348817), btScalar(2 * 0.40751888303959716)), capsule);
+  bodies.emplace_back(std::make_unique<btBoxShape>(
+                          btVector3(btScalar(0.21842252231631951), btScalar(0.59947631036850535), btScalar(0.67170336461432822))),
+                      heavy);
+  runFuzzedWorld(std::move(bodies), 1, btScalar(0.61460288395513851), btScalar(0.4238345922026398), 284);
 }
 
 }  // namespace
