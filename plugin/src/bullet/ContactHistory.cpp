@@ -1,5 +1,7 @@
 #include "ContactHistory.h"
 
+#include <BulletCollision/CollisionShapes/btCollisionShape.h>
+
 #include <algorithm>
 
 namespace propimpact::bullet_detail {
@@ -27,6 +29,30 @@ Scalar ContactHistory::impulseLastPass(const btPersistentManifold* manifold) con
   return h && h->loaded + 1 == m_pass ? h->impulse : 0;
 }
 
+// A sphere's contact point slides over it continuously, so a one-point sphere
+// manifold (rebuilt every frame) touching last pass is the same contact. A
+// polyhedron's is a vertex (a capsule's one of its two ends), and a body
+// tumbling or rocking on them brings another one down within a step: a
+// contact that was never touching (world fuzz findings
+// world-tumbling-box-sinks-through-the-floor-at-60-hz and
+// world-heavy-box-on-one-corner-sinks-at-60-hz). Bullet rounds every convex
+// shape by its margin (a sphere's and a capsule's is their radius), and the
+// same vertex's point moves over that rounding by up to twice the margin as
+// the body turns: a sphere's point, never further than its diameter, is
+// never new. Static and kinematic sides are not asked: a point slides over
+// them as the dynamic body moves.
+bool ContactHistory::newVertex(const btPersistentManifold& manifold, const btManifoldPoint& point) const {
+  const ManifoldRecord* h = recordOf(&manifold);
+  if (!h || h->single + 1 != m_pass) return false;
+  const btScalar breaking = manifold.getContactBreakingThreshold();
+  const auto moved = [breaking](const btCollisionObject* object, const btVector3& now, const btVector3& before) {
+    const btScalar reach = breaking + 2 * object->getCollisionShape()->getMargin();
+    return !object->isStaticOrKinematicObject() && (now - before).length2() > reach * reach;
+  };
+  return moved(manifold.getBody0(), point.m_localPointA, h->localA) ||
+         moved(manifold.getBody1(), point.m_localPointB, h->localB);
+}
+
 void ContactHistory::recordPass(btPersistentManifold* const* manifolds, int count, Scalar touchingDistance) {
   for (int k = 0; k < count; ++k) {
     const btPersistentManifold* manifold = manifolds[k];
@@ -39,11 +65,22 @@ void ContactHistory::recordPass(btPersistentManifold* const* manifolds, int coun
       loaded = loaded || cp.m_appliedImpulse > 0;
       largest = std::max<Scalar>(largest, cp.m_appliedImpulse);
     }
-    if (!touching || manifold->m_index1a < 0) continue;
+    // A single point is remembered even when the pass did not see it (an
+    // impact point that separates is hidden, its distance out of reach), so
+    // that newVertex knows the vertex an impact has just reflected.
+    const bool single = manifold->getNumContacts() == 1;
+    if ((!touching && !single) || manifold->m_index1a < 0) continue;
     const auto slot = static_cast<std::size_t>(manifold->m_index1a);
     if (slot >= m_manifolds.size()) m_manifolds.resize(slot + 1 + slot / 2);
     ManifoldRecord& record = m_manifolds[slot];
-    if (record.manifold != manifold) record = ManifoldRecord{manifold, 0, 0, 0};
+    if (record.manifold != manifold) record = ManifoldRecord{};
+    record.manifold = manifold;
+    if (single) {
+      record.single = m_pass;
+      record.localA = manifold->getContactPoint(0).m_localPointA;
+      record.localB = manifold->getContactPoint(0).m_localPointB;
+    }
+    if (!touching) continue;
     record.touching = m_pass;
     if (loaded) {
       record.loaded = m_pass;

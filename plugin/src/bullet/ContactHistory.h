@@ -32,6 +32,12 @@ class ContactHistory {
   [[nodiscard]] bool touchingLastPass(const btPersistentManifold* manifold) const;
   /// The largest point impulse Bullet's pass gave it in the previous pass (0 if none).
   [[nodiscard]] Scalar impulseLastPass(const btPersistentManifold* manifold) const;
+  /// Whether \p point is a new vertex of a dynamic body (a polyhedron's
+  /// corner, a capsule's other end) whose manifold held a single other point
+  /// last pass: its place on that body moved further than Bullet's contact
+  /// breaking threshold (within which Bullet's own point cache takes two
+  /// points for the same one) plus twice the shape's margin.
+  [[nodiscard]] bool newVertex(const btPersistentManifold& manifold, const btManifoldPoint& point) const;
   /// After Bullet's pass: records which manifolds touch and which were loaded.
   void recordPass(btPersistentManifold* const* manifolds, int count, Scalar touchingDistance);
 
@@ -55,6 +61,9 @@ class ContactHistory {
     std::uint64_t touching = 0;  // last pass with a touching point
     std::uint64_t loaded = 0;    // last pass in which Bullet's pass gave it a positive impulse
     Scalar impulse = 0;          // the largest point impulse of that pass
+    std::uint64_t single = 0;    // last pass in which it held one point (touching or hidden), at:
+    btVector3 localA{0, 0, 0};   // that point on body 0, in its frame
+    btVector3 localB{0, 0, 0};   // and on body 1
   };
   static BodyPair pairOf(const btCollisionObject* a, const btCollisionObject* b) {
     return a < b ? BodyPair(a, b) : BodyPair(b, a);

@@ -424,10 +424,15 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
   // implicit gyroscopic step takes the rebound spin from a body of extreme
   // inertia ratio), and reflecting it step after step let such a body sink
   // (world fuzz finding world-thin-hull-sinks-through-the-floor-at-240-hz).
+  // Neither holds for a new vertex of a tumbling polyhedron: that contact
+  // never touched before (ContactHistory::newVertex), and stopping it
+  // plastically, one vertex a step, let a box tumble into the floor.
   const bool touching = cp.getDistance() <= settings.touchingDistance;
   const bool impactedPair = touching && history.touchImpactedPair(c.objectA, c.objectB);
-  const bool persistent = cp.m_appliedImpulse > 0 || (manifold.getNumContacts() == 1 && history.touchingLastPass(&manifold)) ||
-                          (impactedPair && cp.getDistance() < -settings.impactOverlapSlop);
+  c.newVertex = history.newVertex(manifold, cp);
+  const bool persistent = cp.m_appliedImpulse > 0 ||
+                          (!c.newVertex && manifold.getNumContacts() == 1 && history.touchingLastPass(&manifold)) ||
+                          (!c.newVertex && impactedPair && cp.getDistance() < -settings.impactOverlapSlop);
   if (!touching) {
     // A speculative point of a future impact: Bullet's pass would stop the
     // body plastically at the surface; let it arrive and be reflected. Judged

@@ -31,6 +31,7 @@ struct IslandBody {
   Vector3 kickAngular = Vector3::Zero();
   int block = kNoBlock;   ///< block in the current cluster problem
   bool impacted = false;  ///< an impact changed its velocity in this pass
+  Vector3 lift = Vector3::Zero();  ///< translation out of a static body after the pass (WriteBack.h)
 };
 
 /// One touching (or speculative) manifold point.
@@ -49,6 +50,7 @@ struct IslandContact {
   Scalar approachMid = 0;   ///< J v_mid + b
   bool seed = false;        ///< an impact by itself
   bool persistent = false;  ///< resting by the Zeno rule when classified (speculative points)
+  bool newVertex = false;   ///< a polyhedron's vertex that replaced last pass's only point (ContactHistory::newVertex)
   std::uint64_t key = 0;    ///< canonical tie-break key
   /// An ahead point not made yet (point is null): two spheres apart that do
   /// not touch within the step, made only if an impact moves one of them.

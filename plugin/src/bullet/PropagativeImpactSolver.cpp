@@ -181,6 +181,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
   im.island.releaseBodies();
   clock.lap(seconds.writeBack);
   const btScalar residual = resting.run(bodies, numBodies, info, btScalar(m_settings.impactOverlapSlop), debugDrawer, dispatcher);
+  if (seeded) bullet_detail::applyLifts(im.island);
   clock.lap(seconds.restingPass);
   im.history.recordPass(manifolds, numManifolds, m_settings.touchingDistance);
   if (m_settings.keepReport)
@@ -255,7 +256,8 @@ void PropagativeImpactSolver::resolveComponent(int root, btTypedConstraint** con
     report->contacts.reserve(static_cast<std::size_t>(im.problem.contactCount()));
   }
   noteClampedRestitution();
-  bullet_detail::writeBack(im.problem, r, im.cluster.blockBody(), im.island, im.history, resting, report,
+  bullet_detail::writeBack(im.problem, r, im.cluster.blockBody(), im.island, im.history, resting,
+                           m_settings.impactOverlapSlop, report,
                            im.firstReflection, friction ? &im.friction : nullptr);
   clock.lap(seconds.writeBack);
 }

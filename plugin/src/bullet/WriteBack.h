@@ -8,7 +8,9 @@
 // an impact: the paper's impacts are frictionless); one that stays in contact
 // gets ERP 0 (no push-out through a velocity) and a position-only push-out of
 // its overlap beyond the slop, now and, through the impacted-pair memory,
-// while the pair stays in contact.
+// while the pair stays in contact. A polyhedron's new vertex that arrived
+// deeper than the slop in a static or kinematic body lifts its body out
+// instead (applyLifts, after Bullet's pass).
 
 #include <vector>
 
@@ -25,10 +27,14 @@ namespace propimpact::bullet_detail {
 /// Writes one cluster's outcome; \p report may be null (not kept), \p friction
 /// null when impact friction is off. \p firstReflection is scratch space for
 /// the report's reflection order (kept by the caller so that a warm step does
-/// not allocate).
+/// not allocate). \p overlapSlop is SolverSettings::impactOverlapSlop.
 void writeBack(const ImpactProblem& problem, const ImpactResult& result, const std::vector<int>& blockBody, Island& island,
-               ContactHistory& history, RestingPass& resting, ClusterReport* report, std::vector<int>& firstReflection,
-               const ClusterFriction* friction = nullptr);
+               ContactHistory& history, RestingPass& resting, Scalar overlapSlop, ClusterReport* report,
+               std::vector<int>& firstReflection, const ClusterFriction* friction = nullptr);
+
+/// Moves each body that a deep new vertex lifts (IslandBody::lift) out by its
+/// lift: positions only, after Bullet's pass.
+void applyLifts(Island& island);
 
 /// Speculative points an impact now drives together must not be stopped
 /// plastically at the surface by Bullet's pass: hidden, so the bodies arrive
