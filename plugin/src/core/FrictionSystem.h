@@ -61,7 +61,8 @@ class FrictionSystem {
   /// One attempt from zero impulses at internal velocity \p v (updated) with
   /// normal targets \p targets (one per contact). Returns the sweeps run
   /// (rounds of the worklist: passes over its pending units in sweep order).
-  int solve(const std::vector<Scalar>& targets, const FrictionOptions& options, Scalar scale, Scalar* v);
+  int solve(const std::vector<Scalar>& targets, const FrictionOptions& options, Scalar impactScale, Scalar scale,
+            Scalar* v);
 
   /// J_r v + b_r.
   [[nodiscard]] Scalar velocity(int r, const Scalar* v) const;
@@ -84,8 +85,19 @@ class FrictionSystem {
   Scalar updateNormal(int contact, Scalar target, Scalar* v);
   void buildAdjacency(int groupCount);
   Scalar update(int unit, const std::vector<Scalar>& targets, Scalar* v);
-  int sweepAll(const std::vector<Scalar>& targets, Scalar tolerance, int cap, bool blocks, Scalar* v);
-  int sweepWorklist(const std::vector<Scalar>& targets, Scalar tolerance, int cap, bool blocks, Scalar* v);
+  /// When a pass stops: no update moved the velocity by more than tight, or,
+  /// from pass looseAfter + 1 on, by more than loose.
+  struct Stop {
+    Scalar tight = 0;
+    Scalar loose = 0;
+    int looseAfter = 0;
+    [[nodiscard]] Scalar at(int pass) const { return pass > looseAfter ? loose : tight; }
+  };
+  int run(const std::vector<Scalar>& targets, const Stop& stop, int cap, bool blocks, bool worklist, Scalar* v);
+  static int contactOf(int unit) { return unit >> 1; }
+  static bool isBlock(int unit) { return (unit & 1) == 0; }
+  int sweepAll(const std::vector<Scalar>& targets, const Stop& stop, int cap, bool blocks, Scalar* v);
+  int sweepWorklist(const std::vector<Scalar>& targets, const Stop& stop, int cap, bool blocks, Scalar* v);
   void notify(int unit, bool blocks);
   void markNext(int unit);
 
@@ -96,6 +108,8 @@ class FrictionSystem {
   std::vector<Scalar> m_w;
   std::vector<Scalar> m_impulse;
   int m_normalCount = 0;
+  Scalar m_relaxation = 1;
+  bool m_pushOnly = false;
   // Worklist: units touching each metric group (CSR, in sweep order), and the
   // units due in this round and in the next as bit sets, scanned in order (a
   // heap of due units cost as much as the updates, callgrind on the pile).

@@ -204,6 +204,13 @@ const char* toString(FrictionOutcome outcome);
 struct FrictionOptions {
   /// Stop when no block changes the velocity by more than this fraction of the problem's speed scale.
   Scalar tolerance = 1e-13;
+  /// After looseAfter sweeps, stop at this fraction instead.
+  Scalar looseTolerance = 1e-11;
+  int looseAfter = 100;
+  /// Then the normal rows alone, until none changes the velocity by more than this fraction.
+  Scalar normalTolerance = 1e-13;
+  /// Over-relaxation of every update, in (0, 2).
+  Scalar relaxation = 1.6;
   /// Sweeps per attempt; when reached, the verification decides.
   int sweepCap = 1000;
   /// Visit only what the impact's friction moves (see the file comment); off,
