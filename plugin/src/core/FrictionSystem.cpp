@@ -186,6 +186,9 @@ void FrictionSystem::buildAdjacency(int groupCount) {
   m_groupStart[0] = 0;
   const auto words = static_cast<std::size_t>(units + 63) / 64;
   m_groupRound.assign(static_cast<std::size_t>(groupCount), -1);
+  m_groupMoved.assign(static_cast<std::size_t>(groupCount), 0);
+  m_slack.assign(static_cast<std::size_t>(m_normalCount), 0);
+  m_slackMoved.assign(static_cast<std::size_t>(m_normalCount), 0);
   m_groupMover.assign(static_cast<std::size_t>(groupCount), 0);
   m_dueNow.assign(words, 0);
   m_dueNext.assign(words, 0);
@@ -255,33 +258,55 @@ Scalar FrictionSystem::updateBlock(FrictionBlock& b, Scalar* v) {
 // δ ← max(δ_min, δ + (s − J v − b)/d): exact minimisation along the normal row,
 // δ_min keeping the block's tangential impulse inside the cone.
 Scalar FrictionSystem::updateNormal(int contact, Scalar target, Scalar* v) {
-  const FrictionRow& row = m_rows[static_cast<std::size_t>(contact)];
+  const auto c = static_cast<std::size_t>(contact);
+  const FrictionRow& row = m_rows[c];
   if (row.d == 0) return 0;
-  Scalar& delta = m_impulse[static_cast<std::size_t>(contact)];
+  Scalar& delta = m_impulse[c];
   Scalar lowest = 0;
   Scalar relaxation = m_relaxation;
-  if (const int k = m_blockOf[static_cast<std::size_t>(contact)]; k >= 0) {
+  if (const int k = m_blockOf[c]; k >= 0) {
     const FrictionBlock& b = m_blocks[static_cast<std::size_t>(k)];
     const Scalar tangential =
         Eigen::Vector2d(m_impulse[static_cast<std::size_t>(b.rows[0])], m_impulse[static_cast<std::size_t>(b.rows[1])]).norm();
     lowest = std::max<Scalar>(0, tangential / b.mu - b.normalImpulse);
     if (!(tangential < 0.5 * b.mu * (b.normalImpulse + delta))) relaxation = 1;
   }
-  Scalar next = std::max(lowest, delta + relaxation * (target - velocity(contact, v)) / row.d);
+  // Without impulse and with separation to spare, the update is a no-op until
+  // its bodies have moved by the spare (see m_slack): most visits on a pile.
+  const bool idle = delta == 0 && lowest == 0;
+  if (idle && movedSince(row) - m_slackMoved[c] < m_slack[c]) return 0;
+  const Scalar u = velocity(contact, v);
+  Scalar next = std::max(lowest, delta + relaxation * (target - u) / row.d);
   if (m_pushOnly) next = std::max(next, delta);
   const Scalar step = next - delta;
-  if (step == 0) return 0;
+  if (step == 0) {
+    if (idle) {
+      const Scalar unit = std::sqrt(row.d);
+      m_slack[c] = (u - target - 1e-14 * (std::abs(u) + std::abs(target))) / unit;
+      m_slackMoved[c] = movedSince(row);
+    }
+    return 0;
+  }
   applyImpulse(contact, step, v);
   delta = next;
   return std::abs(step) * std::sqrt(row.d);
 }
 
+Scalar FrictionSystem::movedSince(const FrictionRow& row) const {
+  Scalar moved = 0;
+  for (int t = 0; t < row.termCount; ++t) moved += m_groupMoved[static_cast<std::size_t>(row.group[t])];
+  return moved;
+}
+
 Scalar FrictionSystem::update(int unit, const std::vector<Scalar>& targets, Scalar* v) {
-  const int c = contactOf(unit);
-  if (isBlock(unit)) {
-    return updateBlock(m_blocks[static_cast<std::size_t>(m_blockOf[static_cast<std::size_t>(c)])], v);
+  const auto c = static_cast<std::size_t>(contactOf(unit));
+  const Scalar moved = isBlock(unit) ? updateBlock(m_blocks[static_cast<std::size_t>(m_blockOf[c])], v)
+                                     : updateNormal(contactOf(unit), targets[c], v);
+  if (moved > 0) {
+    const FrictionRow& row = m_rows[c];
+    for (int t = 0; t < row.termCount; ++t) m_groupMoved[static_cast<std::size_t>(row.group[t])] += moved;
   }
-  return updateNormal(c, targets[static_cast<std::size_t>(c)], v);
+  return moved;
 }
 
 int FrictionSystem::sweepAll(const std::vector<Scalar>& targets, const Stop& stop, int cap, bool blocks, Scalar* v) {
@@ -387,6 +412,9 @@ int FrictionSystem::sweepWorklist(const std::vector<Scalar>& targets, const Stop
 
 int FrictionSystem::run(const std::vector<Scalar>& targets, const Stop& stop, int cap, bool blocks, bool worklist,
                         Scalar* v) {
+  std::fill(m_groupMoved.begin(), m_groupMoved.end(), 0);
+  std::fill(m_slack.begin(), m_slack.end(), 0);
+  std::fill(m_slackMoved.begin(), m_slackMoved.end(), 0);
   if (!worklist) return sweepAll(targets, stop, cap, blocks, v);
   std::fill(m_groupRound.begin(), m_groupRound.end(), -1);
   m_roundId = 0;

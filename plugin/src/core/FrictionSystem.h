@@ -83,6 +83,7 @@ class FrictionSystem {
              const std::vector<Scalar>& constant);
   Scalar updateBlock(FrictionBlock& b, Scalar* v);
   Scalar updateNormal(int contact, Scalar target, Scalar* v);
+  [[nodiscard]] Scalar movedSince(const FrictionRow& row) const;
   void buildAdjacency(int groupCount);
   Scalar update(int unit, const std::vector<Scalar>& targets, Scalar* v);
   /// When a pass stops: no update moved the velocity by more than tight, or,
@@ -110,6 +111,13 @@ class FrictionSystem {
   int m_normalCount = 0;
   Scalar m_relaxation = 1;
   bool m_pushOnly = false;
+  // Velocity each group has moved in this pass (a sum of M-norms), and per
+  // contact the unit-normal separation its row had to spare when last seen
+  // idle (δ = 0, no bound) and its groups' sum then: a row's speed moves by at
+  // most √d times its groups' moves, so it stays idle until they exceed the spare.
+  std::vector<Scalar> m_groupMoved;
+  std::vector<Scalar> m_slack;
+  std::vector<Scalar> m_slackMoved;
   // Worklist: units touching each metric group (CSR, in sweep order), and the
   // units due in this round and in the next as bit sets, scanned in order (a
   // heap of due units cost as much as the updates, callgrind on the pile).
