@@ -9,8 +9,8 @@
 // Friction blocks: two tangent rows per contact with friction, with their
 // 2 × 2 block K = T M⁻¹_c Tᵀ.
 //
-// The sweeps visit "units" in one fixed order: the blocks by index, then the
-// normal rows by contact. The worklist keeps that order but visits only units
+// The sweeps visit "units" in one fixed order: per contact its block (when it
+// has one), then its normal row. The worklist keeps that order but visits only units
 // whose metric groups another unit moved by more than the tolerance: on a
 // settled pile an impact's friction moves a handful of bodies, and a sweep
 // over the whole touching component was 91 % of the step (callgrind).
@@ -59,7 +59,9 @@ class FrictionSystem {
             const std::vector<Scalar>& constant);
 
   /// One attempt from zero impulses at internal velocity \p v (updated) with
-  /// normal targets \p targets (one per contact). Returns the sweeps run
+  /// normal targets \p targets (one per contact): the coupled sweeps, stopped
+  /// relative to \p impactScale, then the normal pass, relative to \p scale
+  /// (ImpactFriction.h). Returns the coupled sweeps run, at most the cap
   /// (rounds of the worklist: passes over its pending units in sweep order).
   int solve(const std::vector<Scalar>& targets, const FrictionOptions& options, Scalar impactScale, Scalar scale,
             Scalar* v);
