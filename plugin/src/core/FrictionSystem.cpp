@@ -88,9 +88,16 @@ int FrictionSystem::addRow(const SolverBodies& bodies, const Scalar* coefficient
   m_w.resize(m_coefficients.size(), 0);
   for (int t = 0; t < row.termCount; ++t) {
     const Eigen::Map<const VectorX> c(m_coefficients.data() + row.offset[t], row.size[t]);
-    const Eigen::Map<const MatrixX> minv(bodies.inverseMass(static_cast<std::size_t>(groups[t])), row.size[t], row.size[t]);
+    const auto g = static_cast<std::size_t>(groups[t]);
     Eigen::Map<VectorX> w(m_w.data() + row.offset[t], row.size[t]);
-    w.noalias() = minv * c;
+    // Rows for every contact of the touching component (thousands on a pile):
+    // a dense product per row was most of the stage's build (callgrind).
+    if (bodies.groups()[g].rigid) {
+      rigidInverseMassTimes(bodies.inverseMass(g), c.data(), w.data());
+    } else {
+      const Eigen::Map<const MatrixX> minv(bodies.inverseMass(g), row.size[t], row.size[t]);
+      w.noalias() = minv * c;
+    }
     row.d += c.dot(w);
     if (!constant.empty()) row.bias += c.dot(Eigen::Map<const VectorX>(constant.data() + row.velocityOffset[t], row.size[t]));
   }
@@ -156,27 +163,32 @@ int FrictionSystem::build(const SolverBodies& bodies, const FrictionRows& fricti
   return static_cast<int>(m_blocks.size());
 }
 
-// Unit u is block u below blocks().size(), else normal row u − blocks().size();
-// a block touches the groups of its contact's normal row.
+// Unit 2c is contact c's block (when it has one), unit 2c + 1 its normal row:
+// a contact's cone and its δ are updated next to each other, since each
+// bounds the other. Both touch the groups of the contact's normal row.
 void FrictionSystem::buildAdjacency(int groupCount) {
-  const int blocks = static_cast<int>(m_blocks.size());
-  const int units = blocks + m_normalCount;
-  const auto rowOf = [&](int u) { return u < blocks ? m_blocks[static_cast<std::size_t>(u)].contact : u - blocks; };
+  const int units = 2 * m_normalCount;
+  const auto exists = [&](int u) { return !isBlock(u) || m_blockOf[static_cast<std::size_t>(contactOf(u))] >= 0; };
   m_groupStart.assign(static_cast<std::size_t>(groupCount) + 1, 0);
   for (int u = 0; u < units; ++u) {
-    const FrictionRow& row = m_rows[static_cast<std::size_t>(rowOf(u))];
+    if (!exists(u)) continue;
+    const FrictionRow& row = m_rows[static_cast<std::size_t>(contactOf(u))];
     for (int t = 0; t < row.termCount; ++t) ++m_groupStart[static_cast<std::size_t>(row.group[t]) + 1];
   }
   for (int g = 0; g < groupCount; ++g) m_groupStart[static_cast<std::size_t>(g) + 1] += m_groupStart[static_cast<std::size_t>(g)];
   m_groupUnits.resize(static_cast<std::size_t>(m_groupStart.back()));
   for (int u = 0; u < units; ++u) {  // in unit order, so each group's list is in sweep order
-    const FrictionRow& row = m_rows[static_cast<std::size_t>(rowOf(u))];
+    if (!exists(u)) continue;
+    const FrictionRow& row = m_rows[static_cast<std::size_t>(contactOf(u))];
     for (int t = 0; t < row.termCount; ++t) m_groupUnits[static_cast<std::size_t>(m_groupStart[static_cast<std::size_t>(row.group[t])]++)] = u;
   }
   for (int g = groupCount; g > 0; --g) m_groupStart[static_cast<std::size_t>(g)] = m_groupStart[static_cast<std::size_t>(g) - 1];
   m_groupStart[0] = 0;
   const auto words = static_cast<std::size_t>(units + 63) / 64;
   m_groupRound.assign(static_cast<std::size_t>(groupCount), -1);
+  m_groupMoved.assign(static_cast<std::size_t>(groupCount), 0);
+  m_slack.assign(static_cast<std::size_t>(m_normalCount), 0);
+  m_slackMoved.assign(static_cast<std::size_t>(m_normalCount), 0);
   m_groupMover.assign(static_cast<std::size_t>(groupCount), 0);
   m_dueNow.assign(words, 0);
   m_dueNext.assign(words, 0);
@@ -210,6 +222,18 @@ void FrictionSystem::applyImpulse(int r, Scalar lambda, Scalar* v) const {
   }
 }
 
+
+namespace {
+
+// The largest t in [1, relaxation] with ||old + t step|| <= radius, given
+// ||old + step|| <= radius (the disc is convex, ||old + t step||² a parabola in t).
+Scalar relaxedLength(const Eigen::Vector2d& old, const Eigen::Vector2d& step, Scalar radius, Scalar relaxation) {
+  const Eigen::Vector2d far = old + relaxation * step;
+  return far.squaredNorm() < radius * radius ? relaxation : 1;
+}
+
+}  // namespace
+
 // Exact minimisation over the block's disc of radius μ(λ_n + δ); skipped when
 // round-off would make it no descent. Returns the velocity change it made.
 Scalar FrictionSystem::updateBlock(FrictionBlock& b, Scalar* v) {
@@ -218,8 +242,10 @@ Scalar FrictionSystem::updateBlock(FrictionBlock& b, Scalar* v) {
   const Eigen::Vector2d g(m_rows[r0].d > 0 ? velocity(b.rows[0], v) : 0, m_rows[r1].d > 0 ? velocity(b.rows[1], v) : 0);
   const Eigen::Vector2d old(m_impulse[r0], m_impulse[r1]);
   const Scalar radius = b.mu * (b.normalImpulse + m_impulse[static_cast<std::size_t>(b.contact)]);
-  const Eigen::Vector2d x = minimiseOnDisc(b.Q, b.kappa, g - b.K * old, radius);
-  const Eigen::Vector2d step = x - old;
+  const Eigen::Vector2d best = minimiseOnDisc(b.Q, b.kappa, g - b.K * old, radius);
+  Eigen::Vector2d step = best - old;
+  if (m_relaxation != 1) step *= relaxedLength(old, step, radius, m_relaxation);
+  const Eigen::Vector2d x = old + step;
   const Scalar curvature = step.dot(b.K * step);
   if (!(0.5 * curvature + g.dot(step) < 0)) return 0;
   if (m_rows[r0].d > 0) applyImpulse(b.rows[0], step[0], v);
@@ -232,34 +258,65 @@ Scalar FrictionSystem::updateBlock(FrictionBlock& b, Scalar* v) {
 // δ ← max(δ_min, δ + (s − J v − b)/d): exact minimisation along the normal row,
 // δ_min keeping the block's tangential impulse inside the cone.
 Scalar FrictionSystem::updateNormal(int contact, Scalar target, Scalar* v) {
-  const FrictionRow& row = m_rows[static_cast<std::size_t>(contact)];
+  const auto c = static_cast<std::size_t>(contact);
+  const FrictionRow& row = m_rows[c];
   if (row.d == 0) return 0;
-  Scalar& delta = m_impulse[static_cast<std::size_t>(contact)];
+  Scalar& delta = m_impulse[c];
   Scalar lowest = 0;
-  if (const int k = m_blockOf[static_cast<std::size_t>(contact)]; k >= 0) {
+  Scalar relaxation = m_relaxation;
+  if (const int k = m_blockOf[c]; k >= 0) {
     const FrictionBlock& b = m_blocks[static_cast<std::size_t>(k)];
-    const Eigen::Vector2d t(m_impulse[static_cast<std::size_t>(b.rows[0])], m_impulse[static_cast<std::size_t>(b.rows[1])]);
-    lowest = std::max<Scalar>(0, t.norm() / b.mu - b.normalImpulse);
+    const Scalar tangential =
+        Eigen::Vector2d(m_impulse[static_cast<std::size_t>(b.rows[0])], m_impulse[static_cast<std::size_t>(b.rows[1])]).norm();
+    lowest = std::max<Scalar>(0, tangential / b.mu - b.normalImpulse);
+    if (!(tangential < 0.5 * b.mu * (b.normalImpulse + delta))) relaxation = 1;
   }
-  const Scalar next = std::max(lowest, delta + (target - velocity(contact, v)) / row.d);
+  // Without impulse and with separation to spare, the update is a no-op until
+  // its bodies have moved by the spare (see m_slack): most visits on a pile.
+  const bool idle = delta == 0 && lowest == 0;
+  if (idle && movedSince(row) - m_slackMoved[c] < m_slack[c]) return 0;
+  const Scalar u = velocity(contact, v);
+  Scalar next = std::max(lowest, delta + relaxation * (target - u) / row.d);
+  if (m_pushOnly) next = std::max(next, delta);
   const Scalar step = next - delta;
-  if (step == 0) return 0;
+  if (step == 0) {
+    if (idle) {
+      const Scalar unit = std::sqrt(row.d);
+      m_slack[c] = (u - target - 1e-14 * (std::abs(u) + std::abs(target))) / unit;
+      m_slackMoved[c] = movedSince(row);
+    }
+    return 0;
+  }
   applyImpulse(contact, step, v);
   delta = next;
   return std::abs(step) * std::sqrt(row.d);
 }
 
-Scalar FrictionSystem::update(int unit, const std::vector<Scalar>& targets, Scalar* v) {
-  const int blocks = static_cast<int>(m_blocks.size());
-  if (unit < blocks) return updateBlock(m_blocks[static_cast<std::size_t>(unit)], v);
-  return updateNormal(unit - blocks, targets[static_cast<std::size_t>(unit - blocks)], v);
+Scalar FrictionSystem::movedSince(const FrictionRow& row) const {
+  Scalar moved = 0;
+  for (int t = 0; t < row.termCount; ++t) moved += m_groupMoved[static_cast<std::size_t>(row.group[t])];
+  return moved;
 }
 
-int FrictionSystem::sweepAll(const std::vector<Scalar>& targets, Scalar tolerance, int cap, bool blocks, Scalar* v) {
-  const int units = static_cast<int>(m_blocks.size()) + m_normalCount;
+Scalar FrictionSystem::update(int unit, const std::vector<Scalar>& targets, Scalar* v) {
+  const auto c = static_cast<std::size_t>(contactOf(unit));
+  const Scalar moved = isBlock(unit) ? updateBlock(m_blocks[static_cast<std::size_t>(m_blockOf[c])], v)
+                                     : updateNormal(contactOf(unit), targets[c], v);
+  if (moved > 0) {
+    const FrictionRow& row = m_rows[c];
+    for (int t = 0; t < row.termCount; ++t) m_groupMoved[static_cast<std::size_t>(row.group[t])] += moved;
+  }
+  return moved;
+}
+
+int FrictionSystem::sweepAll(const std::vector<Scalar>& targets, const Stop& stop, int cap, bool blocks, Scalar* v) {
   for (int sweep = 1; sweep <= cap; ++sweep) {
+    const Scalar tolerance = stop.at(sweep);
     Scalar change = 0;
-    for (int u = blocks ? 0 : static_cast<int>(m_blocks.size()); u < units; ++u) change = std::max(change, update(u, targets, v));
+    for (int c = 0; c < m_normalCount; ++c) {
+      if (blocks && m_blockOf[static_cast<std::size_t>(c)] >= 0) change = std::max(change, update(2 * c, targets, v));
+      change = std::max(change, update(2 * c + 1, targets, v));
+    }
     if (change <= tolerance) return sweep;
   }
   return cap + 1;
@@ -292,10 +349,7 @@ inline void FrictionSystem::markNext(int unit) {
 // since (the later ones are still due): a box's group carries ~50 units, and
 // expanding it at every move was 63 % of a landing's instructions (callgrind).
 void FrictionSystem::notify(int unit, bool blocks) {
-  const int first = blocks ? 0 : static_cast<int>(m_blocks.size());
-  const int contact = unit < static_cast<int>(m_blocks.size()) ? m_blocks[static_cast<std::size_t>(unit)].contact
-                                                                 : unit - static_cast<int>(m_blocks.size());
-  const FrictionRow& row = m_rows[static_cast<std::size_t>(contact)];
+  const FrictionRow& row = m_rows[static_cast<std::size_t>(contactOf(unit))];
   for (int t = 0; t < row.termCount; ++t) {
     const auto g = static_cast<std::size_t>(row.group[t]);
     const int end = m_groupStart[g + 1];
@@ -306,18 +360,20 @@ void FrictionSystem::notify(int unit, bool blocks) {
         const int w = m_groupUnits[static_cast<std::size_t>(k)];
         if (w == unit) {
           mover = k;
+        } else if (!blocks && isBlock(w)) {
+          continue;
         } else if (w > unit) {
           const std::uint64_t bit = std::uint64_t{1} << (w % 64);
           m_dueNow[static_cast<std::size_t>(w) / 64] |= bit;
           m_dueNext[static_cast<std::size_t>(w) / 64] &= ~bit;
-        } else if (w >= first) {
+        } else {
           markNext(w);
         }
       }
     } else {
       int k = mover;  // the last mover too: it saw the group before this move
       for (; k < end && m_groupUnits[static_cast<std::size_t>(k)] != unit; ++k)
-        if (m_groupUnits[static_cast<std::size_t>(k)] >= first) markNext(m_groupUnits[static_cast<std::size_t>(k)]);
+        if (blocks || !isBlock(m_groupUnits[static_cast<std::size_t>(k)])) markNext(m_groupUnits[static_cast<std::size_t>(k)]);
       mover = k;
     }
   }
@@ -328,12 +384,13 @@ void FrictionSystem::notify(int unit, bool blocks) {
 // since its last update (ImpactFriction.h: how close that keeps the outcome
 // to the full sweeps'); a unit that is due only because a neighbour moved by
 // round-off is not visited.
-int FrictionSystem::sweepWorklist(const std::vector<Scalar>& targets, Scalar tolerance, int cap, bool blocks, Scalar* v) {
+int FrictionSystem::sweepWorklist(const std::vector<Scalar>& targets, const Stop& stop, int cap, bool blocks, Scalar* v) {
   int rounds = 0;
   for (;;) {
     const std::size_t firstWord = m_nextFirstWord;
     if (firstWord >= m_dueNext.size()) return std::max(rounds, 1);
     if (++rounds > cap) return rounds;
+    const Scalar tolerance = stop.at(rounds);
     ++m_roundId;
     m_dueNow.swap(m_dueNext);
     m_nextFirstWord = m_dueNext.size();
@@ -343,44 +400,55 @@ int FrictionSystem::sweepWorklist(const std::vector<Scalar>& targets, Scalar tol
         const int bit = lowestBit(m_dueNow[word]);
         m_dueNow[word] &= m_dueNow[word] - 1;
         const int u = static_cast<int>(word) * 64 + bit;
-        if (update(u, targets, v) > tolerance) notify(u, blocks);
+        if (update(u, targets, v) > tolerance) {
+          notify(u, blocks);
+          // Over-relaxed, an update leaves its own row off its target by (ω − 1) times its step.
+          if (m_relaxation != 1) markNext(u);
+        }
       }
     }
   }
 }
 
-int FrictionSystem::solve(const std::vector<Scalar>& targets, const FrictionOptions& options, Scalar scale, Scalar* v) {
+int FrictionSystem::run(const std::vector<Scalar>& targets, const Stop& stop, int cap, bool blocks, bool worklist,
+                        Scalar* v) {
+  std::fill(m_groupMoved.begin(), m_groupMoved.end(), 0);
+  std::fill(m_slack.begin(), m_slack.end(), 0);
+  std::fill(m_slackMoved.begin(), m_slackMoved.end(), 0);
+  if (!worklist) return sweepAll(targets, stop, cap, blocks, v);
+  std::fill(m_groupRound.begin(), m_groupRound.end(), -1);
+  m_roundId = 0;
+  std::fill(m_dueNow.begin(), m_dueNow.end(), 0);
+  std::fill(m_dueNext.begin(), m_dueNext.end(), 0);
+  m_nextFirstWord = m_dueNext.size();
+  for (int c = 0; c < m_normalCount; ++c) {
+    if (!blocks)
+      markNext(2 * c + 1);
+    else if (m_blockOf[static_cast<std::size_t>(c)] >= 0)
+      markNext(2 * c);
+  }
+  return sweepWorklist(targets, stop, cap, blocks, v);
+}
+
+int FrictionSystem::solve(const std::vector<Scalar>& targets, const FrictionOptions& options, Scalar impactScale,
+                          Scalar scale, Scalar* v) {
   std::fill(m_impulse.begin(), m_impulse.end(), 0);
-  const Scalar tolerance = options.tolerance * scale;
-  const int blocks = static_cast<int>(m_blocks.size());
+  m_pushOnly = false;
+  m_relaxation = options.relaxation;
+  const Stop coupled{options.tolerance * impactScale, options.looseTolerance * impactScale, options.looseAfter};
   // Only blocks can move first: at the start every normal row meets its
   // target (targets never exceed the start velocity), so its update is zero.
-  int sweeps = 0;
-  if (options.worklist) {
-    std::fill(m_groupRound.begin(), m_groupRound.end(), -1);
-    m_roundId = 0;
-    std::fill(m_dueNow.begin(), m_dueNow.end(), 0);
-    std::fill(m_dueNext.begin(), m_dueNext.end(), 0);
-    m_nextFirstWord = m_dueNext.size();
-    for (int u = 0; u < blocks; ++u) markNext(u);
-    sweeps = sweepWorklist(targets, tolerance, options.sweepCap, true, v);
-  } else {
-    sweeps = sweepAll(targets, tolerance, options.sweepCap, true, v);
-  }
-  if (sweeps <= options.sweepCap) return sweeps;
-  // Not converged: the tangential impulses stay, and the normal rows alone
-  // (a convex problem in δ whose Gauss–Seidel converges) are swept until they
-  // meet their targets, so the verification judges a feasible point whenever
-  // one is reachable by normal impulses. Each update is still a descent. The
-  // worklist goes on from the normal rows still due.
-  if (options.worklist) {
-    // The cap stopped before a round: every due unit is due next; blocks are done.
-    for (int u = 0; u < blocks; ++u) m_dueNext[static_cast<std::size_t>(u) / 64] &= ~(std::uint64_t{1} << (u % 64));
-    (void)sweepWorklist(targets, tolerance, options.sweepCap, false, v);
-  } else {
-    (void)sweepAll(targets, tolerance, options.sweepCap, false, v);
-  }
-  return options.sweepCap;
+  const int sweeps = run(targets, coupled, options.sweepCap, true, options.worklist, v);
+  // The tangential impulses stay, and the normal rows alone (a convex problem
+  // in δ whose Gauss–Seidel converges) are swept to the normal tolerance, so
+  // the verification judges a point where every normal row meets its target
+  // to round-off whenever normal impulses can reach one. Each update is
+  // still a descent.
+  m_pushOnly = true;
+  const Stop normal{options.normalTolerance * scale, options.normalTolerance * scale, options.sweepCap};
+  const int normalSweeps = run(targets, normal, options.sweepCap, false, options.worklist, v);
+  (void)normalSweeps;
+  return std::min(sweeps, options.sweepCap);
 }
 
 }  // namespace propimpact::detail

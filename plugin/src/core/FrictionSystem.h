@@ -9,8 +9,8 @@
 // Friction blocks: two tangent rows per contact with friction, with their
 // 2 × 2 block K = T M⁻¹_c Tᵀ.
 //
-// The sweeps visit "units" in one fixed order: the blocks by index, then the
-// normal rows by contact. The worklist keeps that order but visits only units
+// The sweeps visit "units" in one fixed order: per contact its block (when it
+// has one), then its normal row. The worklist keeps that order but visits only units
 // whose metric groups another unit moved by more than the tolerance: on a
 // settled pile an impact's friction moves a handful of bodies, and a sweep
 // over the whole touching component was 91 % of the step (callgrind).
@@ -59,9 +59,12 @@ class FrictionSystem {
             const std::vector<Scalar>& constant);
 
   /// One attempt from zero impulses at internal velocity \p v (updated) with
-  /// normal targets \p targets (one per contact). Returns the sweeps run
+  /// normal targets \p targets (one per contact): the coupled sweeps, stopped
+  /// relative to \p impactScale, then the normal pass, relative to \p scale
+  /// (ImpactFriction.h). Returns the coupled sweeps run, at most the cap
   /// (rounds of the worklist: passes over its pending units in sweep order).
-  int solve(const std::vector<Scalar>& targets, const FrictionOptions& options, Scalar scale, Scalar* v);
+  int solve(const std::vector<Scalar>& targets, const FrictionOptions& options, Scalar impactScale, Scalar scale,
+            Scalar* v);
 
   /// J_r v + b_r.
   [[nodiscard]] Scalar velocity(int r, const Scalar* v) const;
@@ -82,10 +85,22 @@ class FrictionSystem {
              const std::vector<Scalar>& constant);
   Scalar updateBlock(FrictionBlock& b, Scalar* v);
   Scalar updateNormal(int contact, Scalar target, Scalar* v);
+  [[nodiscard]] Scalar movedSince(const FrictionRow& row) const;
   void buildAdjacency(int groupCount);
   Scalar update(int unit, const std::vector<Scalar>& targets, Scalar* v);
-  int sweepAll(const std::vector<Scalar>& targets, Scalar tolerance, int cap, bool blocks, Scalar* v);
-  int sweepWorklist(const std::vector<Scalar>& targets, Scalar tolerance, int cap, bool blocks, Scalar* v);
+  /// When a pass stops: no update moved the velocity by more than tight, or,
+  /// from pass looseAfter + 1 on, by more than loose.
+  struct Stop {
+    Scalar tight = 0;
+    Scalar loose = 0;
+    int looseAfter = 0;
+    [[nodiscard]] Scalar at(int pass) const { return pass > looseAfter ? loose : tight; }
+  };
+  int run(const std::vector<Scalar>& targets, const Stop& stop, int cap, bool blocks, bool worklist, Scalar* v);
+  static int contactOf(int unit) { return unit >> 1; }
+  static bool isBlock(int unit) { return (unit & 1) == 0; }
+  int sweepAll(const std::vector<Scalar>& targets, const Stop& stop, int cap, bool blocks, Scalar* v);
+  int sweepWorklist(const std::vector<Scalar>& targets, const Stop& stop, int cap, bool blocks, Scalar* v);
   void notify(int unit, bool blocks);
   void markNext(int unit);
 
@@ -96,6 +111,15 @@ class FrictionSystem {
   std::vector<Scalar> m_w;
   std::vector<Scalar> m_impulse;
   int m_normalCount = 0;
+  Scalar m_relaxation = 1;
+  bool m_pushOnly = false;
+  // Velocity each group has moved in this pass (a sum of M-norms), and per
+  // contact the unit-normal separation its row had to spare when last seen
+  // idle (δ = 0, no bound) and its groups' sum then: a row's speed moves by at
+  // most √d times its groups' moves, so it stays idle until they exceed the spare.
+  std::vector<Scalar> m_groupMoved;
+  std::vector<Scalar> m_slack;
+  std::vector<Scalar> m_slackMoved;
   // Worklist: units touching each metric group (CSR, in sweep order), and the
   // units due in this round and in the next as bit sets, scanned in order (a
   // heap of due units cost as much as the updates, callgrind on the pile).

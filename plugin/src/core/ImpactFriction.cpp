@@ -26,6 +26,7 @@ struct ImpactFriction::Workspace {
   std::vector<Scalar> floors;      // per contact: the slowest approach it may end with
   VectorX problemOrder;
   Scalar scale = 0;
+  Scalar impactScale = 0;  // the impact's own: of the larger of its energies before and after
   Scalar threshold = 0;
   bool exactEnergy = true;  // no row has a constant term: f is the energy change
   Scalar startEnergy = 0;   // of the admissible part, computed like the check
@@ -70,7 +71,7 @@ bool anyLoadedFriction(const FrictionRows& friction, const ImpactResult& result)
 // min(0, its start speed) − tolerance. Returns f through \p change.
 bool ImpactFriction::Workspace::attempt(const FrictionOptions& options, int& sweeps, Scalar& change) {
   trial = start;
-  sweeps = system.solve(targets, options, scale, trial.data());
+  sweeps = system.solve(targets, options, impactScale, scale, trial.data());
   Scalar f = 0;
   Scalar magnitude = 0;
   bool ok = true;
@@ -124,8 +125,11 @@ void ImpactFriction::apply(const ImpactProblem& problem, const FrictionRows& fri
   if (result.velocity.size() != problem.dofCount() || result.impulses.size() != problem.contactCount() ||
       result.inCluster.size() != static_cast<std::size_t>(problem.contactCount()))
     throw InputError(ErrorCode::DimensionMismatch, "friction applied to a result of another problem");
-  if (!(options.tolerance > 0) || options.sweepCap < 1)
-    throw InputError(ErrorCode::BadOption, "friction tolerance must be > 0 and sweepCap >= 1");
+  if (!(options.tolerance > 0) || !(options.looseTolerance > 0) || !(options.normalTolerance > 0) ||
+      options.looseAfter < 0 || options.sweepCap < 1)
+    throw InputError(ErrorCode::BadOption, "friction tolerances must be > 0, looseAfter >= 0 and sweepCap >= 1");
+  if (!(options.relaxation > 0 && options.relaxation < 2))
+    throw InputError(ErrorCode::BadOption, "friction relaxation must lie in (0, 2)");
   resetReport(friction, result, out);
   if (!anyLoadedFriction(friction, result)) return;  // μ = 0 everywhere: the frictionless outcome, bit for bit
   Workspace& w = *m_workspace;
@@ -151,6 +155,7 @@ void ImpactFriction::apply(const ImpactProblem& problem, const FrictionRows& fri
   w.startEnergy = w.bodies.kineticEnergy(w.problemOrder);
   w.scale = std::max(std::sqrt(2 * std::max<Scalar>(result.energyAfter, 0)), largest);
   w.threshold = resolveOptions.feasibilityTolerance * w.scale;
+  w.impactScale = std::max(w.scale, std::sqrt(2 * std::max<Scalar>(result.energyBefore, 0)));
 
   // Newton targets: each impact contact keeps the separation speed the impact
   // gave it; a contact outside the cluster is only kept from approaching
