@@ -50,12 +50,6 @@ btRigidBody* addFuzzed(scenes::World& w, std::unique_ptr<btCollisionShape> shape
   return body;
 }
 
-btScalar top(const btRigidBody& body) {
-  btVector3 low, high;
-  body.getCollisionShape()->getAabb(body.getWorldTransform(), low, high);
-  return high.y();
-}
-
 /// Kinetic plus gravitational energy of every dynamic body (floor at y = 0).
 double mechanicalEnergy(const scenes::World& w, btScalar gravity) {
   double energy = 0;
@@ -94,8 +88,8 @@ int runFuzzedWorld(Bodies bodies, std::size_t watched, btScalar floorRestitution
       for (const btCollisionObject* o : c.bodies) impacts += o == body;
     }
     EXPECT_LE(mechanicalEnergy(w, gravity), start * (1 + 1e-9)) << "step " << step;
-    if (top(*body) < btScalar(-0.01)) {
-      ADD_FAILURE() << "step " << step << ": the body's top is at y = " << top(*body) << ", under the floor";
+    if (testing::top(*body) < btScalar(-0.01)) {
+      ADD_FAILURE() << "step " << step << ": the body's top is at y = " << testing::top(*body) << ", under the floor";
       break;
     }
   }

@@ -14,12 +14,6 @@
 namespace propimpact {
 namespace {
 
-btScalar top(const btRigidBody& body) {
-  btVector3 low, high;
-  body.getCollisionShape()->getAabb(body.getWorldTransform(), low, high);
-  return high.y();
-}
-
 // World fuzz finding world-push-out-drives-a-ball-through-the-floor: a hull
 // pressing a 2 cm ball (0.1 kg) onto the floor, the hull–ball pair impacted
 // and its overlap pushed out through positions only (split impulse). Nothing
@@ -56,7 +50,7 @@ TEST(WorldFindings, PushOutDoesNotDriveABallIntoTheFloor) {
         EXPECT_LE(c.energyAfter, c.energyBefore * (1 + 1e-9) + 1e-300);
       }
       // Bullet's own resting contact keeps a sphere within a few millimetres of the plane.
-      ASSERT_GE(top(ball), 2 * r - btScalar(0.005)) << "overlap " << overlap << ", step " << step;
+      ASSERT_GE(testing::top(ball), 2 * r - btScalar(0.005)) << "overlap " << overlap << ", step " << step;
     }
     EXPECT_GT(impacts, 0) << "the hull must meet the ball as an impact";
     const SolverSettings settings;
@@ -106,7 +100,7 @@ TEST(WorldFindings, NeedleLandingOnItsTipDoesNotSinkThroughTheFloor) {
       ++impacts;
       EXPECT_LE(c.energyAfter, c.energyBefore * (1 + 1e-9) + 1e-300);
     }
-    ASSERT_GE(top(body), btScalar(-0.01)) << "step " << step;
+    ASSERT_GE(testing::top(body), btScalar(-0.01)) << "step " << step;
   }
   EXPECT_GT(impacts, 0) << "the needle must land as an impact";
 }
