@@ -17,6 +17,7 @@ endif()
 add_library(propimpact_bullet
   src/bullet/PropagativeImpactSolver.cpp
   src/bullet/Island.cpp
+  src/bullet/AheadGeometry.cpp
   src/bullet/Components.cpp
   src/bullet/ClusterProblem.cpp
   src/bullet/ClusterFriction.cpp

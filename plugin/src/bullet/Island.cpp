@@ -1,7 +1,6 @@
 #include "Island.h"
 
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
-#include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <optional>
 #include <tuple>
 
+#include "AheadGeometry.h"
 #include "Conversions.h"
 #include "BodyChecks.h"
 
@@ -20,61 +20,6 @@ Vector3 pointVelocity(const btCollisionObject* object, const Vector3& offset) {
   const btRigidBody* rb = btRigidBody::upcast(object);
   if (!rb) return Vector3::Zero();
   return toEigen(rb->getLinearVelocity()) + toEigen(rb->getAngularVelocity()).cross(offset);
-}
-
-/// Closest points of a sphere and a box, as a manifold point from B to A;
-/// nothing when the centre is inside the box (Bullet's own contact handles that).
-/// A point with its world positions set (Bullet's constructor takes local ones).
-btManifoldPoint worldPoint(const btVector3& onA, const btVector3& onB, const btVector3& normalOnB, btScalar distance) {
-  btManifoldPoint point(onA, onB, normalOnB, distance);
-  point.m_positionWorldOnA = onA;
-  point.m_positionWorldOnB = onB;
-  return point;
-}
-
-std::optional<btManifoldPoint> sphereBox(const btCollisionObject& sphere, const btCollisionObject& box, bool sphereIsA) {
-  const btScalar radius = static_cast<const btSphereShape*>(sphere.getCollisionShape())->getRadius();
-  const btVector3 half = static_cast<const btBoxShape*>(box.getCollisionShape())->getHalfExtentsWithMargin();
-  const btTransform& frame = box.getWorldTransform();
-  const btVector3 centre = frame.invXform(sphere.getWorldTransform().getOrigin());
-  btVector3 closest = centre;
-  closest.setMax(-half);
-  closest.setMin(half);
-  const btVector3 towardsSphere = frame.getBasis() * (centre - closest);
-  const btScalar gap = towardsSphere.length();
-  if (!(gap > 0)) return std::nullopt;
-  const btVector3 onBox = frame * closest;
-  const btVector3 n = towardsSphere / gap;  // from the box to the sphere
-  const btVector3 onSphere = sphere.getWorldTransform().getOrigin() - n * radius;
-  if (sphereIsA) return worldPoint(onSphere, onBox, n, gap - radius);
-  return worldPoint(onBox, onSphere, -n, gap - radius);
-}
-
-/// The closest points of two spheres or a sphere and a box (A's first), if the
-/// pair is one of those shapes and apart; nothing otherwise.
-std::optional<btManifoldPoint> closestPoints(const btCollisionObject& a, const btCollisionObject& b) {
-  const int typeA = a.getCollisionShape()->getShapeType();
-  const int typeB = b.getCollisionShape()->getShapeType();
-  if (typeA == SPHERE_SHAPE_PROXYTYPE && typeB == BOX_SHAPE_PROXYTYPE) return sphereBox(a, b, true);
-  if (typeA == BOX_SHAPE_PROXYTYPE && typeB == SPHERE_SHAPE_PROXYTYPE) return sphereBox(b, a, false);
-  if (typeA != SPHERE_SHAPE_PROXYTYPE || typeB != SPHERE_SHAPE_PROXYTYPE) return std::nullopt;
-  const btScalar radiusA = static_cast<const btSphereShape*>(a.getCollisionShape())->getRadius();
-  const btScalar radiusB = static_cast<const btSphereShape*>(b.getCollisionShape())->getRadius();
-  const btVector3 between = a.getWorldTransform().getOrigin() - b.getWorldTransform().getOrigin();
-  const btScalar length = between.length();
-  if (!(length > 0)) return std::nullopt;
-  const btVector3 n = between / length;  // from B to A
-  return worldPoint(a.getWorldTransform().getOrigin() - n * radiusA, b.getWorldTransform().getOrigin() + n * radiusB, n,
-                         length - radiusA - radiusB);
-}
-
-/// The gap of two spheres as closestPoints computes it; NaN for coincident centres (no point).
-btScalar sphereGap(const btCollisionObject& a, const btCollisionObject& b) {
-  const btScalar radiusA = static_cast<const btSphereShape*>(a.getCollisionShape())->getRadius();
-  const btScalar radiusB = static_cast<const btSphereShape*>(b.getCollisionShape())->getRadius();
-  const btScalar length = (a.getWorldTransform().getOrigin() - b.getWorldTransform().getOrigin()).length();
-  if (!(length > 0)) return std::numeric_limits<btScalar>::quiet_NaN();
-  return length - radiusA - radiusB;
 }
 
 std::uint64_t worldIndex(const btCollisionObject* o) {
@@ -198,7 +143,8 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
 
 // Bullet reports no point for two spheres apart (nor, through round-off, for
 // two exactly touching: a cradle's chain would break), and for a sphere and a
-// box only within the contact breaking threshold (2 cm), while at 60 Hz a body
+// box or a static plane only within the contact breaking threshold (2 cm, and a
+// small sphere's share of it: 0.4 mm for a ball of 2 cm), while at 60 Hz a body
 // moves v·dt (15 cm in a pile) in a step: it would arrive that deep and be
 // reflected from there. A broadphase pair's manifold exists, empty, as soon as
 // the swept bounds meet; for those shapes our own closest points give a point,
@@ -211,28 +157,29 @@ void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, c
   const btCollisionObject* objectB = manifold.getBody1();
   const int typeA = objectA->getCollisionShape()->getShapeType();
   const int typeB = objectB->getCollisionShape()->getShapeType();
+  if (!hasAheadPoints(typeA, typeB)) return;
   const bool spheres = typeA == SPHERE_SHAPE_PROXYTYPE && typeB == SPHERE_SHAPE_PROXYTYPE;
-  if (!spheres && !(typeA == SPHERE_SHAPE_PROXYTYPE && typeB == BOX_SHAPE_PROXYTYPE) &&
-      !(typeA == BOX_SHAPE_PROXYTYPE && typeB == SPHERE_SHAPE_PROXYTYPE))
-    return;  // closestPoints has none for other shapes
-  // Two spheres that do not touch within the step stay speculative with
-  // today's closest points: an impact of this pass may still send them
-  // together. Most broadphase pairs of a pile are such; their point is made
-  // only if an impact moves one of them (promoteClosingSpeculative), with the
-  // same arithmetic as here, so the outcome is the same.
-  if (spheres) {
-    const btScalar gap = sphereGap(*objectA, *objectB);
+  // A pair of spheres, or a sphere and a plane, that does not touch within
+  // the step stays speculative with today's closest points: an impact of
+  // this pass may still send them together. Most broadphase pairs of a pile
+  // are such (and every body has a manifold with an infinite plane); their
+  // point is made only if an impact moves one of them
+  // (promoteClosingSpeculative), with the same arithmetic as here, so the
+  // outcome is the same.
+  if (hasCheapGap(typeA, typeB)) {
+    const btScalar gap = aheadGap(*objectA, *objectB);
     if (!(gap == gap)) return;  // coincident centres: no closest points
+    IslandContact c;
+    c.objectA = objectA;
+    c.objectB = objectB;
+    c.bodyA = a;
+    c.bodyB = b;
+    c.normal = c.offsetA = c.offsetB = Vector3::Zero();  // made with the point
+    c.deferred = &manifold;
     btScalar t = 0;
     btVector3 between, relative;
-    if (gap > settings.touchingDistance && !touchWithinStep(*objectA, *objectB, a, b, t, between, relative)) {
-      IslandContact c;
-      c.objectA = objectA;
-      c.objectB = objectB;
-      c.bodyA = a;
-      c.bodyB = b;
-      c.normal = c.offsetA = c.offsetB = Vector3::Zero();  // made with the point
-      c.deferred = &manifold;
+    if (gap > settings.touchingDistance &&
+        !(spheres ? touchWithinStep(*objectA, *objectB, a, b, t, between, relative) : mayClose(c))) {
       speculative.push_back(c);
       return;
     }
@@ -302,27 +249,30 @@ bool Island::promoteClosingSpeculative() {
   return any;
 }
 
-// Whether a deferred pair of spheres could close its gap in this step: a
-// bound on the closing test's |velocity + kick| (surface points of both
-// spheres, every term's magnitude summed, 1 % over for round-off) against
-// today's gap. Only a pair that passes needs its point made and tested.
+// Whether a deferred pair (two spheres, a sphere and a plane) could close its
+// gap in this step: a bound on the closing test's |velocity + kick| (surface
+// points of both shapes, every term's magnitude summed, 1 % over for
+// round-off) against today's gap. Only a pair that passes needs its point made and tested.
 bool Island::mayClose(const IslandContact& c) const {
   Scalar bound = 0;
   Vector3 linear = Vector3::Zero();
   for (const auto& [object, body, sign] : {std::tuple(c.objectA, c.bodyA, 1), std::tuple(c.objectB, c.bodyB, -1)}) {
     const btRigidBody* rb = btRigidBody::upcast(object);
-    const Scalar radius = static_cast<const btSphereShape*>(object->getCollisionShape())->getRadius();
+    const Scalar reach = aheadReach(*object);
     Vector3 spin = rb ? toEigen(rb->getAngularVelocity()) : Vector3::Zero();
     if (rb) linear += sign * toEigen(rb->getLinearVelocity());
     if (body >= 0) {
       const IslandBody& st = bodies[static_cast<std::size_t>(body)];
       linear += sign * st.kickLinear;
-      bound += st.kickAngular.norm() * radius;
+      if (reach == 0 && st.kickAngular.squaredNorm() > 0) return true;
+      bound += st.kickAngular.norm() * reach;
     }
-    bound += spin.norm() * radius;
+    // A turning plane's points move without bound: no cheap test.
+    if (reach == 0 && spin.squaredNorm() > 0) return true;
+    bound += spin.norm() * reach;
   }
   bound += linear.norm();
-  return 1.01 * bound * m_dt >= Scalar(sphereGap(*c.objectA, *c.objectB));
+  return 1.01 * bound * m_dt >= Scalar(aheadGap(*c.objectA, *c.objectB));
 }
 
 // Two spheres apart: where this step's motion (velocity plus the step's kick,

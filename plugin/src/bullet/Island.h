@@ -2,7 +2,7 @@
 // Stage "gather": each btRigidBody and each touching btManifoldPoint of an
 // island read once into compact arrays (indices, not pointers, in what the
 // later stages loop over), with the Zeno classification of SPEC §7. Empty
-// manifolds of sphere–sphere and sphere–box pairs get points of our own, so
+// manifolds of sphere–sphere, sphere–box and sphere–plane pairs get points of our own, so
 // that a contact this step would close is reflected before it overlaps. Bad
 // bodies are flagged and reported, never thrown; a static or kinematic body
 // with a non-finite position or velocity is reported and its manifolds are
@@ -83,7 +83,7 @@ class Island {
  private:
   void classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, RestingPass& resting);
-  /// Our own speculative point for an empty manifold of two spheres or a sphere and a box.
+  /// Our own speculative point for an empty manifold of the pairs AheadGeometry.h names.
   void addAheadPoint(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
                      ContactHistory& history, RestingPass& resting);
   /// The ahead point of an empty manifold, today's closest points, into \p c (not classified).

@@ -1,0 +1,39 @@
+#pragma once
+// Closest points of the shape pairs for which the gather stage makes a point
+// of its own when Bullet's manifold is empty (Island::addAheadPoint): two
+// spheres, a sphere and a box, a sphere and a static plane. Bullet keeps no
+// point for such a pair beyond its contact breaking threshold, which for a
+// small sphere is a fraction of a millimetre (the sphere's share of
+// gContactBreakingThreshold), while a 60 Hz step moves a body centimetres.
+
+#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
+#include <BulletCollision/NarrowPhaseCollision/btManifoldPoint.h>
+
+#include <optional>
+
+namespace propimpact::bullet_detail {
+
+/// Whether closestPoints() has points for shapes of these types.
+[[nodiscard]] bool hasAheadPoints(int shapeTypeA, int shapeTypeB);
+
+/// Whether the pair's gap is cheap to bound (aheadGap()): two spheres, or a
+/// sphere and a static plane. Such pairs get their point only when the step
+/// may close them (Island::mayClose); a sphere and a box always get theirs.
+[[nodiscard]] bool hasCheapGap(int shapeTypeA, int shapeTypeB);
+
+/// The closest points as a manifold point from B to A (positions in world
+/// coordinates), if the pair is one of hasAheadPoints()'s; nothing otherwise,
+/// or when the closest points are not unique (coincident sphere centres, a
+/// sphere centre inside a box).
+[[nodiscard]] std::optional<btManifoldPoint> closestPoints(const btCollisionObject& a, const btCollisionObject& b);
+
+/// The gap closestPoints() gives a hasCheapGap() pair, without making the
+/// point; NaN when it has none.
+[[nodiscard]] btScalar aheadGap(const btCollisionObject& a, const btCollisionObject& b);
+
+/// How far a point of \p object's surface can be from its centre of mass
+/// along any normal a closestPoints() pair can have: a sphere's radius; 0 for
+/// a plane, whose points do not turn with its body (see Island::mayClose).
+[[nodiscard]] btScalar aheadReach(const btCollisionObject& object);
+
+}  // namespace propimpact::bullet_detail
