@@ -18,6 +18,7 @@ add_library(propimpact_bullet
   src/bullet/PropagativeImpactSolver.cpp
   src/bullet/Island.cpp
   src/bullet/AheadGeometry.cpp
+  src/bullet/AheadPoints.cpp
   src/bullet/Components.cpp
   src/bullet/ClusterProblem.cpp
   src/bullet/ClusterFriction.cpp

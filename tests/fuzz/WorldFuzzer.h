@@ -6,7 +6,9 @@
 // factors, hinges and point-to-point joints, initial velocities and overlaps,
 // kinematic bodies on scripted paths, and now and then a body whose velocity
 // turns NaN. Exhausted input reads as zero bytes (ByteReader), so short inputs
-// give a single sphere dropped on the floor.
+// give a single sphere dropped on the floor. Bytes are read in source order
+// (braced initialisers, locals): the order of a call's arguments is
+// unspecified, and GCC and Clang built different worlds from one input.
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btCapsuleShape.h>
 #include <BulletCollision/CollisionShapes/btCompoundShape.h>
@@ -73,7 +75,7 @@ struct FuzzWorld {
 namespace detail {
 
 inline btVector3 vec(ByteReader& in, btScalar scale) {
-  return scale * btVector3(btScalar(in.signedUnit()), btScalar(in.signedUnit()), btScalar(in.signedUnit()));
+  return scale * btVector3{btScalar(in.signedUnit()), btScalar(in.signedUnit()), btScalar(in.signedUnit())};
 }
 
 inline btScalar between(ByteReader& in, double lo, double hi) { return btScalar(lo + (hi - lo) * in.unit()); }
@@ -82,7 +84,7 @@ inline btScalar between(ByteReader& in, double lo, double hi) { return btScalar(
 inline std::unique_ptr<btCollisionShape> convexShape(ByteReader& in, int kind, btScalar& radius) {
   switch (kind) {
     case 1: {
-      const btVector3 half(between(in, 0.02, 1), between(in, 0.02, 1), between(in, 0.02, 1));
+      const btVector3 half{between(in, 0.02, 1), between(in, 0.02, 1), between(in, 0.02, 1)};
       radius = half.length();
       return std::make_unique<btBoxShape>(half);
     }
@@ -152,7 +154,10 @@ inline void dynamicProperties(ByteReader& in, btCollisionShape* s, btRigidBody& 
   body.updateInertiaTensor();
   body.setRestitution(btScalar(in.chance(3) ? 1 : in.unit()));
   body.setFriction(btScalar(in.chance(3) ? 0 : 1.5 * in.unit()));
-  if (in.chance(4)) body.setDamping(btScalar(0.9 * in.unit()), btScalar(0.9 * in.unit()));
+  if (in.chance(4)) {
+    const auto linearDamping = btScalar(0.9 * in.unit());
+    body.setDamping(linearDamping, btScalar(0.9 * in.unit()));
+  }
   btVector3 linear(1, 1, 1), angular(1, 1, 1);
   for (int a = 0; a < 3; ++a) {
     if (in.chance(10)) linear[a] = 0;
@@ -173,11 +178,11 @@ inline void addBody(FuzzWorld& w, ByteReader& in, int index) {
   btCollisionShape* s = shape(w, in, radius, name);
   btTransform pose;
   pose.setIdentity();
-  const btQuaternion q(btScalar(in.signedUnit()), btScalar(in.signedUnit()), btScalar(in.signedUnit()),
-                       btScalar(in.signedUnit()));
+  const btQuaternion q{btScalar(in.signedUnit()), btScalar(in.signedUnit()), btScalar(in.signedUnit()),
+                       btScalar(in.signedUnit())};
   if (q.length() > btScalar(1e-3)) pose.setRotation(q.normalized());
   // Entirely above the floor; neighbours may overlap (x, z within 1.5 m).
-  pose.setOrigin(btVector3(between(in, -1.5, 1.5), radius + between(in, 0.001, 3), between(in, -1.5, 1.5)));
+  pose.setOrigin(btVector3{between(in, -1.5, 1.5), radius + between(in, 0.001, 3), between(in, -1.5, 1.5)});
   const bool kinematic = index > 0 && in.chance(8);
   if (kinematic) {
     const btVector3 v = vec(in, 2);

@@ -1,9 +1,12 @@
 #include "AheadGeometry.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletCollision/CollisionShapes/btCapsuleShape.h>
+#include <BulletCollision/CollisionShapes/btConvexHullShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace propimpact::bullet_detail {
@@ -112,6 +115,75 @@ btScalar aheadGap(const btCollisionObject& a, const btCollisionObject& b) {
     return height - radiusOf(sphere);
   }
   return std::numeric_limits<btScalar>::quiet_NaN();
+}
+
+bool hasPlaneFeatures(int type) {
+  return isBox(type) || type == CONVEX_HULL_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE;
+}
+
+bool planeFeaturePair(const btPersistentManifold& m) {
+  const btCollisionObject* a = m.getBody0();
+  const btCollisionObject* b = m.getBody1();
+  return (isStaticPlane(a) && hasPlaneFeatures(b->getCollisionShape()->getShapeType())) ||
+         (isStaticPlane(b) && hasPlaneFeatures(a->getCollisionShape()->getShapeType()));
+}
+
+namespace {
+
+// Local corners of the shape and the margin around them (a box's margin is
+// inside its extents, a hull's outside its points, a capsule is its segment
+// with the radius as margin), at most \p capacity of them.
+int localCorners(const btCollisionShape& shape, btVector3* corners, int capacity, btScalar& margin) {
+  const int type = shape.getShapeType();
+  if (isBox(type)) {
+    const auto& box = static_cast<const btBoxShape&>(shape);
+    margin = 0;
+    const int count = std::min(8, capacity);
+    for (int k = 0; k < count; ++k) box.getVertex(k, corners[k]);
+    return count;
+  }
+  if (type == CAPSULE_SHAPE_PROXYTYPE) {
+    const auto& capsule = static_cast<const btCapsuleShape&>(shape);
+    margin = capsule.getRadius();
+    btVector3 end(0, 0, 0);
+    end[capsule.getUpAxis()] = capsule.getHalfHeight();
+    const int count = std::min(2, capacity);
+    if (count > 0) corners[0] = end;
+    if (count > 1) corners[1] = -end;
+    return count;
+  }
+  const auto& hull = static_cast<const btConvexHullShape&>(shape);
+  margin = hull.getMargin();
+  const int count = std::min(hull.getNumPoints(), capacity);
+  for (int k = 0; k < count; ++k) corners[k] = hull.getScaledPoint(k);
+  return count;
+}
+
+}  // namespace
+
+int planeFeatures(const btCollisionObject& body, const btCollisionObject& plane, PlaneFeature* out, int capacity,
+                  btVector3& normal) {
+  constexpr int kMostCorners = 64;
+  btVector3 corners[kMostCorners];
+  btScalar margin = 0;
+  const int count = localCorners(*body.getCollisionShape(), corners, kMostCorners, margin);
+  const auto* shape = static_cast<const btStaticPlaneShape*>(plane.getCollisionShape());
+  const btTransform& planeFrame = plane.getWorldTransform();
+  normal = planeFrame.getBasis() * shape->getPlaneNormal();
+  const btScalar level = normal.dot(planeFrame * (shape->getPlaneNormal() * shape->getPlaneConstant()));
+  PlaneFeature all[kMostCorners];
+  for (int k = 0; k < count; ++k) {
+    const btVector3 corner = body.getWorldTransform() * corners[k];
+    PlaneFeature& f = all[k];
+    f.onBody = corner - normal * margin;
+    f.distance = normal.dot(f.onBody) - level;
+    f.onPlane = f.onBody - normal * f.distance;
+  }
+  const int kept = std::min(count, capacity);
+  std::partial_sort(all, all + kept, all + count,
+                    [](const PlaneFeature& x, const PlaneFeature& y) { return x.distance < y.distance; });
+  std::copy(all, all + kept, out);
+  return kept;
 }
 
 btScalar aheadReach(const btCollisionObject& object) {

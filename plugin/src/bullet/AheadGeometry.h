@@ -7,8 +7,12 @@
 // gContactBreakingThreshold), while a 60 Hz step moves a body centimetres.
 
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
+#include <BulletCollision/CollisionShapes/btCollisionShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btManifoldPoint.h>
 
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
+
+#include <cstddef>
 #include <optional>
 
 namespace propimpact::bullet_detail {
@@ -30,6 +34,36 @@ namespace propimpact::bullet_detail {
 /// The gap closestPoints() gives a hasCheapGap() pair, without making the
 /// point; NaN when it has none.
 [[nodiscard]] btScalar aheadGap(const btCollisionObject& a, const btCollisionObject& b);
+
+/// A static plane's manifold holds one point (the deepest corner, a few more
+/// from Bullet's perturbation): at most this many corners of ours beside it.
+constexpr std::size_t kPlaneFeaturesPerManifold = 8;
+
+/// Whether \p object is a static plane.
+[[nodiscard]] inline bool isStaticPlane(const btCollisionObject* object) {
+  return object->getCollisionShape()->getShapeType() == STATIC_PLANE_PROXYTYPE;
+}
+
+/// A static plane and a box, hull or capsule, in either order.
+[[nodiscard]] bool planeFeaturePair(const btPersistentManifold& manifold);
+
+/// Bodies whose corners a static plane may meet one at a time: boxes, convex
+/// hulls (a vertex each) and capsules (an end each).
+[[nodiscard]] bool hasPlaneFeatures(int shapeType);
+
+/// A corner of a body (or a capsule's end) against a static plane: its
+/// lowest surface point and its signed distance above the plane.
+struct PlaneFeature {
+  btVector3 onBody;
+  btVector3 onPlane;
+  btScalar distance = 0;
+};
+
+/// The features of \p body (hasPlaneFeatures) against \p plane, into \p out
+/// (at most \p capacity: the lowest ones first); \p normal receives the
+/// plane's world normal. Returns how many.
+int planeFeatures(const btCollisionObject& body, const btCollisionObject& plane, PlaneFeature* out, int capacity,
+                  btVector3& normal);
 
 /// How far a point of \p object's surface can be from its centre of mass
 /// along any normal a closestPoints() pair can have: a sphere's radius; 0 for

@@ -5,16 +5,6 @@
 #include "Conversions.h"
 
 namespace propimpact::bullet_detail {
-namespace {
-
-Vector3 pointVelocity(const btCollisionObject* object, const Vector3& offset) {
-  const btRigidBody* rb = btRigidBody::upcast(object);
-  if (!rb) return Vector3::Zero();
-  return toEigen(rb->getLinearVelocity()) + toEigen(rb->getAngularVelocity()).cross(offset);
-}
-
-}  // namespace
-
 std::int64_t ClusterFriction::apply(const Island& island, const ImpactProblem& problem, const ResolveOptions& options,
                                     ImpactResult& result) {
   const auto count = static_cast<std::size_t>(problem.contactCount());

@@ -58,6 +58,19 @@ struct IslandContact {
   int contact = -1;         ///< index in the current cluster problem
 };
 
+/// Velocity of \p object's material point at \p offset from its centre of mass (zero for a non-rigid object).
+inline Vector3 pointVelocity(const btCollisionObject* object, const Vector3& offset) {
+  const btRigidBody* rb = btRigidBody::upcast(object);
+  if (!rb) return Vector3::Zero();
+  return Vector3(rb->getLinearVelocity().x(), rb->getLinearVelocity().y(), rb->getLinearVelocity().z()) +
+         Vector3(rb->getAngularVelocity().x(), rb->getAngularVelocity().y(), rb->getAngularVelocity().z()).cross(offset);
+}
+
+/// The object's index in the world: the part of a contact's tie-break key that does not depend on the island.
+inline std::uint64_t worldIndex(const btCollisionObject* o) {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(o->getWorldArrayIndex()));
+}
+
 /// The island's bodies and contacts for one solveGroup call.
 class Island {
  public:
@@ -81,8 +94,14 @@ class Island {
   std::vector<IslandContact> speculative;  ///< not yet touching: judged after the impacts
 
  private:
+  /// \p ownPoint: a point of ours next to Bullet's points of \p manifold
+  /// (addPlaneFeatures), never persistent contact.
   void classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
-                ContactHistory& history, RestingPass& resting);
+                ContactHistory& history, RestingPass& resting, bool ownPoint = false);
+  /// Our own speculative points for the corners of a box, hull or capsule
+  /// that a static plane's manifold does not hold (AheadGeometry.h).
+  void addPlaneFeatures(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
+                        ContactHistory& history, RestingPass& resting);
   /// Our own speculative point for an empty manifold of the pairs AheadGeometry.h names.
   void addAheadPoint(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
                      ContactHistory& history, RestingPass& resting);

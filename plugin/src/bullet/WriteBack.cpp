@@ -125,11 +125,6 @@ void writeBack(const ImpactProblem& problem, const ImpactResult& r, const std::v
 
 void hideApproachingSpeculative(const Island& island, RestingPass& resting) {
   const auto impacted = [&](int body) { return body >= 0 && island.bodies[static_cast<std::size_t>(body)].impacted; };
-  const auto pointVelocity = [](const btCollisionObject* object, const Vector3& offset) -> Vector3 {
-    const btRigidBody* rb = btRigidBody::upcast(object);
-    if (!rb) return Vector3::Zero();
-    return toEigen(rb->getLinearVelocity()) + toEigen(rb->getAngularVelocity()).cross(offset);
-  };
   for (const IslandContact& c : island.speculative) {
     if (!c.point) continue;  // a deferred ahead point: never in Bullet's pass
     if (c.persistent && !impacted(c.bodyA) && !impacted(c.bodyB)) continue;
