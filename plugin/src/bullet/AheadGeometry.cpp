@@ -2,6 +2,7 @@
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btCapsuleShape.h>
+#include <BulletCollision/CollisionShapes/btCompoundShape.h>
 #include <BulletCollision/CollisionShapes/btConvexHullShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
@@ -118,7 +119,8 @@ btScalar aheadGap(const btCollisionObject& a, const btCollisionObject& b) {
 }
 
 bool hasPlaneFeatures(int type) {
-  return isBox(type) || type == CONVEX_HULL_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE;
+  return isBox(type) || type == CONVEX_HULL_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE ||
+         type == COMPOUND_SHAPE_PROXYTYPE;
 }
 
 bool planeFeaturePair(const btPersistentManifold& m) {
@@ -130,52 +132,61 @@ bool planeFeaturePair(const btPersistentManifold& m) {
 
 namespace {
 
-// Local corners of the shape and the margin around them (a box's margin is
-// inside its extents, a hull's outside its points, a capsule is its segment
-// with the radius as margin), at most \p capacity of them.
-int localCorners(const btCollisionShape& shape, btVector3* corners, int capacity, btScalar& margin) {
+constexpr int kMostCorners = 64;
+
+/// A corner in the body's frame and the margin around it.
+struct LocalCorner {
+  btVector3 point;
+  btScalar margin = 0;
+};
+
+// A box's margin is inside its extents, a hull's outside its points, a
+// capsule is its segment with the radius as margin and a sphere its centre
+// with the radius; a compound's children (one level) in their frames.
+void appendCorners(const btCollisionShape& shape, const btTransform& frame, LocalCorner* out, int& count) {
   const int type = shape.getShapeType();
+  const auto add = [&](const btVector3& local, btScalar margin) {
+    if (count < kMostCorners) out[count++] = LocalCorner{frame * local, margin};
+  };
   if (isBox(type)) {
-    const auto& box = static_cast<const btBoxShape&>(shape);
-    margin = 0;
-    const int count = std::min(8, capacity);
-    for (int k = 0; k < count; ++k) box.getVertex(k, corners[k]);
-    return count;
-  }
-  if (type == CAPSULE_SHAPE_PROXYTYPE) {
+    btVector3 corner;
+    for (int k = 0; k < 8; ++k) {
+      static_cast<const btBoxShape&>(shape).getVertex(k, corner);
+      add(corner, 0);
+    }
+  } else if (type == CAPSULE_SHAPE_PROXYTYPE) {
     const auto& capsule = static_cast<const btCapsuleShape&>(shape);
-    margin = capsule.getRadius();
     btVector3 end(0, 0, 0);
     end[capsule.getUpAxis()] = capsule.getHalfHeight();
-    const int count = std::min(2, capacity);
-    if (count > 0) corners[0] = end;
-    if (count > 1) corners[1] = -end;
-    return count;
+    add(end, capsule.getRadius());
+    add(-end, capsule.getRadius());
+  } else if (type == CONVEX_HULL_SHAPE_PROXYTYPE) {
+    const auto& hull = static_cast<const btConvexHullShape&>(shape);
+    for (int k = 0; k < hull.getNumPoints(); ++k) add(hull.getScaledPoint(k), hull.getMargin());
+  } else if (isSphere(type)) {
+    add(btVector3(0, 0, 0), static_cast<const btSphereShape&>(shape).getRadius());
+  } else if (type == COMPOUND_SHAPE_PROXYTYPE && frame == btTransform::getIdentity()) {
+    const auto& compound = static_cast<const btCompoundShape&>(shape);
+    for (int k = 0; k < compound.getNumChildShapes(); ++k)
+      appendCorners(*compound.getChildShape(k), compound.getChildTransform(k), out, count);
   }
-  const auto& hull = static_cast<const btConvexHullShape&>(shape);
-  margin = hull.getMargin();
-  const int count = std::min(hull.getNumPoints(), capacity);
-  for (int k = 0; k < count; ++k) corners[k] = hull.getScaledPoint(k);
-  return count;
 }
 
 }  // namespace
 
 int planeFeatures(const btCollisionObject& body, const btCollisionObject& plane, PlaneFeature* out, int capacity,
                   btVector3& normal) {
-  constexpr int kMostCorners = 64;
-  btVector3 corners[kMostCorners];
-  btScalar margin = 0;
-  const int count = localCorners(*body.getCollisionShape(), corners, kMostCorners, margin);
+  LocalCorner corners[kMostCorners];
+  int count = 0;
+  appendCorners(*body.getCollisionShape(), btTransform::getIdentity(), corners, count);
   const auto* shape = static_cast<const btStaticPlaneShape*>(plane.getCollisionShape());
   const btTransform& planeFrame = plane.getWorldTransform();
   normal = planeFrame.getBasis() * shape->getPlaneNormal();
   const btScalar level = normal.dot(planeFrame * (shape->getPlaneNormal() * shape->getPlaneConstant()));
   PlaneFeature all[kMostCorners];
   for (int k = 0; k < count; ++k) {
-    const btVector3 corner = body.getWorldTransform() * corners[k];
     PlaneFeature& f = all[k];
-    f.onBody = corner - normal * margin;
+    f.onBody = body.getWorldTransform() * corners[k].point - normal * corners[k].margin;
     f.distance = normal.dot(f.onBody) - level;
     f.onPlane = f.onBody - normal * f.distance;
   }

@@ -44,11 +44,12 @@ constexpr std::size_t kPlaneFeaturesPerManifold = 8;
   return object->getCollisionShape()->getShapeType() == STATIC_PLANE_PROXYTYPE;
 }
 
-/// A static plane and a box, hull or capsule, in either order.
+/// A static plane and a box, hull, capsule or compound, in either order.
 [[nodiscard]] bool planeFeaturePair(const btPersistentManifold& manifold);
 
 /// Bodies whose corners a static plane may meet one at a time: boxes, convex
-/// hulls (a vertex each) and capsules (an end each).
+/// hulls (a vertex each), capsules (an end each) and compounds of those and
+/// spheres (each child's).
 [[nodiscard]] bool hasPlaneFeatures(int shapeType);
 
 /// A corner of a body (or a capsule's end) against a static plane: its

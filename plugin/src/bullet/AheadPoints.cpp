@@ -103,17 +103,26 @@ bool Island::makeAheadPoint(const btPersistentManifold& manifold, int a, int b, 
 // point of ours, judged like Bullet's: closing within the step, it is an
 // impact now; otherwise it waits for the impacts of this pass, which may turn
 // the body onto it (promoteClosingSpeculative). Corners that touch are left
-// to Bullet's manifold, whose resting contact holds them.
+// to Bullet's manifold, whose resting contact holds them. A compound has one
+// manifold per child with the plane: every child's corners are made once per
+// pair, and only the manifold at hand is asked whether it holds one, so a
+// point of ours may sit next to a sibling manifold's (a near-duplicate row,
+// which the resolver merges or solves alongside).
 void Island::addPlaneFeatures(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
                               ContactHistory& history, RestingPass& resting) {
   const btCollisionObject* objectA = manifold.getBody0();
   const btCollisionObject* objectB = manifold.getBody1();
   const bool planeIsB = isStaticPlane(objectB);
   const btCollisionObject& body = planeIsB ? *objectA : *objectB;
-  if ((planeIsB ? a : b) < 0) return;  // a static or kinematic body: no impact
+  const int dynamic = planeIsB ? a : b;
+  if (dynamic < 0) return;  // a static or kinematic body: no impact
+  const btCollisionObject* plane = planeIsB ? objectB : objectA;
+  IslandBody& st = bodies[static_cast<std::size_t>(dynamic)];
+  if (st.cornersAgainst == plane) return;
+  st.cornersAgainst = plane;
   PlaneFeature features[kPlaneFeaturesPerManifold];
   btVector3 normal;
-  const int count = planeFeatures(body, planeIsB ? *objectB : *objectA, features, kPlaneFeaturesPerManifold, normal);
+  const int count = planeFeatures(body, *plane, features, kPlaneFeaturesPerManifold, normal);
   btVector3 centre;
   btScalar radius = 0;
   body.getCollisionShape()->getBoundingSphere(centre, radius);

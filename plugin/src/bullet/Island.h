@@ -32,6 +32,10 @@ struct IslandBody {
   int block = kNoBlock;   ///< block in the current cluster problem
   bool impacted = false;  ///< an impact changed its velocity in this pass
   Vector3 lift = Vector3::Zero();  ///< translation out of a static body after the pass (WriteBack.h)
+  /// The static plane whose corner points this body got last in this gather:
+  /// a compound has one manifold per child with a plane, and its corners
+  /// are made once per pair (Island::addPlaneFeatures).
+  const btCollisionObject* cornersAgainst = nullptr;
 };
 
 /// One touching (or speculative) manifold point.
