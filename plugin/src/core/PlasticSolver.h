@@ -71,6 +71,7 @@ class ActiveSetLcp {
   std::vector<int> m_saved;  // active set before an exchange, restored if it fails
   std::vector<Scalar> m_savedLambda;
   bool m_infeasible = false;  // an exchange found a Farkas certificate
+  bool m_converged = false;   // the last run() ended with every row it may enter satisfied
   std::vector<Scalar> m_relaxed;  // s0 with every row relaxed (infeasible problems)
   std::vector<Scalar> m_best;     // λ of the least relaxation found feasible so far
   std::vector<char> m_inActive;
