@@ -60,6 +60,8 @@ void SolverBodies::build(const ImpactProblem& problem) {
   } else {
     buildJoinedGroups();
     m_inverseMassBase = m_inverseMass.data();
+    m_allRigid = true;
+    for (int b = 0; b < problem.blockCount(); ++b) m_allRigid = m_allRigid && problem.block(b).rigid;
   }
 }
 
@@ -75,8 +77,10 @@ void SolverBodies::buildSingleBlocks() {
   const ImpactProblem& p = *m_problem;
   const auto blockCount = static_cast<std::size_t>(p.blockCount());
   m_groupScale.assign(blockCount, 0);
+  m_allRigid = true;
   for (std::size_t b = 0; b < blockCount; ++b) {
     const BlockLayout& layout = p.block(static_cast<int>(b));
+    m_allRigid = m_allRigid && layout.rigid;
     Group g;
     g.offset = layout.velocityOffset;
     g.size = layout.size;
