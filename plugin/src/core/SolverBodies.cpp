@@ -45,9 +45,6 @@ void SolverBodies::build(const ImpactProblem& problem) {
   m_problem = &problem;
   m_reference = nullptr;
   const auto blockCount = static_cast<std::size_t>(problem.blockCount());
-  m_blockGroup.assign(blockCount, -1);
-  m_blockOffsetInGroup.assign(blockCount, 0);
-  m_groups.clear();
   m_inverseMass.clear();
   m_constraintProjector.clear();
   m_projectorOffset.clear();
@@ -58,6 +55,9 @@ void SolverBodies::build(const ImpactProblem& problem) {
     buildSingleBlocks();
     m_inverseMassBase = problem.inverseMassData();
   } else {
+    m_groups.clear();
+    m_blockGroup.assign(blockCount, -1);
+    m_blockOffsetInGroup.assign(blockCount, 0);
     buildJoinedGroups();
     m_inverseMassBase = m_inverseMass.data();
     m_allRigid = true;
@@ -73,15 +73,20 @@ void SolverBodies::reserve(const ProblemBounds& bounds) {
   reserveCapacity(m_groupScale, bounds.blocks);
 }
 
+// Each block its own group, every array written once in one pass (filling
+// them first and then writing them again was half of this stage's cost).
 void SolverBodies::buildSingleBlocks() {
   const ImpactProblem& p = *m_problem;
   const auto blockCount = static_cast<std::size_t>(p.blockCount());
-  m_groupScale.assign(blockCount, 0);
+  m_groupScale.resize(blockCount);
+  m_blockGroup.resize(blockCount);
+  m_blockOffsetInGroup.resize(blockCount);
+  m_groups.resize(blockCount);
   m_allRigid = true;
   for (std::size_t b = 0; b < blockCount; ++b) {
     const BlockLayout& layout = p.block(static_cast<int>(b));
     m_allRigid = m_allRigid && layout.rigid;
-    Group g;
+    Group& g = m_groups[b];
     g.offset = layout.velocityOffset;
     g.size = layout.size;
     // Without joints a group's M⁻¹_c is its block's M⁻¹: read in place, not copied.
@@ -91,8 +96,8 @@ void SolverBodies::buildSingleBlocks() {
     const Scalar* source = p.inverseMassData() + layout.matrixOffset;
     m_groupScale[b] = layout.rigid ? rigidScale(source)
                                    : Eigen::Map<const MatrixX>(source, layout.size, layout.size).cwiseAbs().maxCoeff();
-    m_blockGroup[b] = static_cast<int>(m_groups.size());
-    m_groups.push_back(g);
+    m_blockGroup[b] = static_cast<int>(b);
+    m_blockOffsetInGroup[b] = 0;
   }
 }
 
