@@ -4,6 +4,8 @@
 // policy; ties within the tie tolerance are broken by the rows' canonical
 // keys, never by whichever rounding came out lower.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -33,7 +35,27 @@ struct OrderingRule {
   std::uint64_t randomSeed = 0;
   std::uint64_t problemKey = 0;
   /// The key of row \p r with relative velocity \p s after \p reflections reflections of it.
-  [[nodiscard]] QueueKey keyOf(const Row& row, int r, Scalar s, std::int64_t reflections) const;
+  /// Inline: called for every row a reflection leaves infeasible, and the
+  /// call (a 24-byte key returned through memory) was a fifth of its cost.
+  [[nodiscard]] QueueKey keyOf(const Row& row, int r, Scalar s, std::int64_t reflections) const {
+    std::int64_t primary = 0;
+    switch (policy) {
+      case OrderingPolicy::MostApproaching: primary = quantized(row, s); break;
+      case OrderingPolicy::LeastApproaching: primary = -quantized(row, s); break;
+      case OrderingPolicy::IndexOrder: primary = r; break;
+      case OrderingPolicy::ReverseIndexOrder: primary = -static_cast<std::int64_t>(r); break;
+      case OrderingPolicy::SeededRandom: primary = seededPrimary(row, reflections); break;
+    }
+    return QueueKey{primary, row.key, r};
+  }
+
+ private:
+  /// The unit-normal speed in tie quanta, rounded to nearest.
+  [[nodiscard]] std::int64_t quantized(const Row& row, Scalar s) const {
+    const Scalar q = std::floor(s * row.invSqrtD / quantum + 0.5);
+    return static_cast<std::int64_t>(std::clamp(q, Scalar(-4e18), Scalar(4e18)));
+  }
+  [[nodiscard]] std::int64_t seededPrimary(const Row& row, std::int64_t reflections) const;
 };
 
 /// An indexed binary heap over row ids.
