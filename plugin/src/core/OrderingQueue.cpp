@@ -70,15 +70,8 @@ void OrderingQueue::removeQueued(int r) {
   siftDown(static_cast<std::size_t>(m_position[static_cast<std::size_t>(moved)]));
 }
 
-void OrderingQueue::update(const QueueKey& entry) {
-  const int position = m_position[static_cast<std::size_t>(entry.row)];
-  if (position < 0) {
-    m_heap.push_back(entry);
-    m_position[static_cast<std::size_t>(entry.row)] = static_cast<int>(m_heap.size() - 1);
-    siftUp(m_heap.size() - 1);
-    return;
-  }
-  const auto p = static_cast<std::size_t>(position);
+void OrderingQueue::moveQueued(const QueueKey& entry) {
+  const auto p = static_cast<std::size_t>(m_position[static_cast<std::size_t>(entry.row)]);
   m_heap[p] = entry;
   siftUp(p);
   siftDown(static_cast<std::size_t>(m_position[static_cast<std::size_t>(entry.row)]));

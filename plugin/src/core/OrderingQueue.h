@@ -70,8 +70,18 @@ class OrderingQueue {
   [[nodiscard]] bool empty() const { return m_heap.empty(); }
   [[nodiscard]] int top() const { return m_heap.front().row; }
   [[nodiscard]] bool contains(int r) const { return m_position[static_cast<std::size_t>(r)] >= 0; }
-  /// Inserts row r or moves it to its new key.
-  void update(const QueueKey& entry);
+  /// Inserts row r or moves it to its new key. Inline: a propagation calls
+  /// it for every row a reflection leaves infeasible, mostly to insert it.
+  void update(const QueueKey& entry) {
+    const auto row = static_cast<std::size_t>(entry.row);
+    if (m_position[row] >= 0) {
+      moveQueued(entry);
+      return;
+    }
+    m_heap.push_back(entry);
+    m_position[row] = static_cast<int>(m_heap.size() - 1);
+    if (m_heap.size() > 1) siftUp(m_heap.size() - 1);
+  }
   /// Takes row r out if queued. Inline: most calls find it absent (a row a
   /// reflection left feasible), and the call was half of the cost (callgrind).
   void remove(int r) {
@@ -80,6 +90,7 @@ class OrderingQueue {
 
  private:
   void removeQueued(int r);
+  void moveQueued(const QueueKey& entry);
   void siftUp(std::size_t i);
   void siftDown(std::size_t i);
   void place(std::size_t i) { m_position[static_cast<std::size_t>(m_heap[i].row)] = static_cast<int>(i); }
