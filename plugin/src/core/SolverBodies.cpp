@@ -219,6 +219,13 @@ Scalar SolverBodies::setReference(const Eigen::Ref<const VectorX>& v0) {
   for (int blk = 0; blk < p.blockCount(); ++blk) {
     const BlockLayout& layout = p.block(blk);
     const Scalar* x = v0.data() + layout.velocityOffset;
+    // A rigid body at rest (most of a resting pile or chain) adds ±0, which
+    // leaves the sum as it was (a sum started at +0 is never −0): its term is
+    // not computed. The test is cheaper than the product (callgrind).
+    if (layout.rigid && x[0] == 0 && x[1] == 0 && x[2] == 0 && x[3] == 0 && x[4] == 0 && x[5] == 0) {
+      m_referenceTerms[static_cast<std::size_t>(blk)] = 0;
+      continue;
+    }
     const Scalar term = layout.rigid ? rigidInner(p.massData() + layout.matrixOffset, x, x)
                                      : innerOfBlock(p, blk, x, x, m_massTimes);
     m_referenceTerms[static_cast<std::size_t>(blk)] = term;
