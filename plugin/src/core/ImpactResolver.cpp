@@ -271,16 +271,21 @@ void ImpactResolver::Stages::guardEnergy(const detail::StageContext& c, ImpactRe
 }
 
 // Impulses are linear in the blend; merged duplicates share their row's impulse.
+// Without merged rows every share is 1, and x / 1 is x: the count is skipped.
 void ImpactResolver::Stages::distributeImpulses(ImpactResult& result) {
-  shareCount.assign(rows.size(), 0);
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].representative >= 0) ++shareCount[static_cast<std::size_t>(rows[i].representative)];
+  const bool merged = result.mergedDuplicates > 0;
+  if (merged) {
+    shareCount.assign(rows.size(), 0);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].representative >= 0) ++shareCount[static_cast<std::size_t>(rows[i].representative)];
+  }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const int r = rows[i].representative;
     if (r < 0) continue;
     const auto rr = static_cast<std::size_t>(r);
     const Scalar total = result.alpha * elasticImpulse[rr] + (1 - result.alpha) * plasticImpulse[rr];
-    result.impulses[static_cast<Index>(i)] = std::max(Scalar(0), total) / shareCount[rr];
+    const Scalar impulse = std::max(Scalar(0), total);
+    result.impulses[static_cast<Index>(i)] = merged ? impulse / shareCount[rr] : impulse;
   }
 }
 
