@@ -127,6 +127,12 @@ class ContactRows {
   [[nodiscard]] int adjacent(int a) const { return m_adjacency[static_cast<std::size_t>(a)]; }
   [[nodiscard]] const Scalar* coefficients(const GroupTerm& t) const { return m_coefficientBase + t.offset; }
   [[nodiscard]] const Scalar* w(const GroupTerm& t) const { return m_w.data() + t.offset; }
+  /// The base arrays, for a kernel that holds them in locals (RowKernel).
+  [[nodiscard]] const Row* rowData() const { return m_rows.data(); }
+  [[nodiscard]] const Scalar* coefficientData() const { return m_coefficientBase; }
+  [[nodiscard]] const Scalar* wData() const { return m_w.data(); }
+  [[nodiscard]] const int* adjacencyStartData() const { return m_adjacencyStart.data(); }
+  [[nodiscard]] const int* adjacencyData() const { return m_adjacency.data(); }
   [[nodiscard]] bool anyBias() const { return m_anyBias; }
   void setAnyBias() { m_anyBias = true; }
 

@@ -1,7 +1,6 @@
 #include "propimpact/core/ImpactProblem.h"
 
 #include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
@@ -16,57 +15,11 @@ namespace {
 
 bool allFinite(const Eigen::Ref<const MatrixX>& m) { return m.allFinite(); }
 
-// Symmetric pseudo-inverse through an eigen-decomposition; eigenvalues below a
-// relative threshold count as zero (infinite inertia about that axis).
-Matrix3 symmetricPseudoInverse(const Matrix3& a) {
-  Eigen::SelfAdjointEigenSolver<Matrix3> eig(a);
-  const Vector3 values = eig.eigenvalues();
-  const Scalar threshold = 1e-12 * values.cwiseAbs().maxCoeff();
-  Vector3 inverted = Vector3::Zero();
-  for (int k = 0; k < 3; ++k)
-    if (values[k] > threshold) inverted[k] = 1 / values[k];
-  return eig.eigenvectors() * inverted.asDiagonal() * eig.eigenvectors().transpose();
-}
-
 // Makes room for \p used entries; grows geometrically (within what reserve()
 // sized when that suffices), never shrinks, and leaves what it does not need
 // to fill to the caller.
 void reserveEntries(std::vector<Scalar>& storage, Index used) {
   detail::growWithin(storage, static_cast<std::size_t>(used));
-}
-
-// The inverse of a symmetric 3 × 3 A through its cofactors, if A is positive
-// definite with every pivot of A = L D Lᵀ above \p floor (a Cholesky factor
-// has L_kk² = D_k, so this is the factorisation's test without running
-// Eigen's generic kernels, which were a fifth of addRigidBody's instructions
-// in the core chain's profile). The pivots are a00, c22 / a00 and det / c22.
-bool invertPositiveDefinite(const Matrix3& a, Scalar floor, Matrix3& inverse) {
-  const Scalar c00 = a(1, 1) * a(2, 2) - a(1, 2) * a(1, 2);
-  const Scalar c01 = a(0, 2) * a(1, 2) - a(0, 1) * a(2, 2);
-  const Scalar c02 = a(0, 1) * a(1, 2) - a(0, 2) * a(1, 1);
-  const Scalar c11 = a(0, 0) * a(2, 2) - a(0, 2) * a(0, 2);
-  const Scalar c12 = a(0, 1) * a(0, 2) - a(0, 0) * a(1, 2);
-  const Scalar c22 = a(0, 0) * a(1, 1) - a(0, 1) * a(0, 1);
-  const Scalar det = a(0, 0) * c00 + a(0, 1) * c01 + a(0, 2) * c02;
-  if (!(a(0, 0) > floor) || !(c22 > floor * a(0, 0)) || !(det > floor * c22)) return false;
-  const Scalar scale = 1 / det;
-  inverse << c00 * scale, c01 * scale, c02 * scale, c01 * scale, c11 * scale, c12 * scale, c02 * scale, c12 * scale,
-      c22 * scale;
-  return true;
-}
-
-std::string describeFractionalFactor(const Vector3& factor, const char* which) {
-  int k = 0;
-  while (k < 2 && (factor[k] == 0 || factor[k] == 1)) ++k;
-  return std::string(which) + " factor component " + std::to_string(k) + " = " + std::to_string(factor[k]) +
-         " (must be 0 or 1)";
-}
-
-inline bool allOnes(const Vector3& factor) { return factor[0] == 1 && factor[1] == 1 && factor[2] == 1; }
-
-inline bool lockedOrFree(const Vector3& factor) {
-  const auto zeroOrOne = [](Scalar f) { return f == 0 || f == 1; };
-  return zeroOrOne(factor[0]) && zeroOrOne(factor[1]) && zeroOrOne(factor[2]);
 }
 
 }  // namespace
@@ -143,123 +96,10 @@ int ImpactProblem::addDenseBlock(const Eigen::Ref<const MatrixX>& mass, const Ei
   inverse = 0.5 * (inverse + inverse.transpose()).eval();
   const int id = addBlock(n);
   const BlockLayout& b = m_blocks.back();
+  m_rigidZeroEntries = std::min(m_rigidZeroEntries, b.matrixOffset);  // no longer a rigid block's zeros from here
   Eigen::Map<MatrixX>(m_mass.data() + b.matrixOffset, n, n) = symmetric;
   Eigen::Map<MatrixX>(m_inverseMass.data() + b.matrixOffset, n, n) = inverse;
   Eigen::Map<VectorX>(m_velocity.data() + b.velocityOffset, n) = velocity;
-  return id;
-}
-
-namespace {
-
-// The projection that locks axes cancels: what it leaves along a direction
-// the locked axes (nearly) cover is round-off of the inverse inertia's scale,
-// and may be negative (0, 5.7e-14 and −1.4e-14 on the diagonal in fuzz
-// finding rigid-24dof-62-contacts-row-of-zero-check-metric-moved-unseeded,
-// where rows just above the resolver's cut-off then took impulses of about
-// 1e4 through it). Principal values at or below the pseudo-inverse's
-// relative 1e-12 of that scale are zeros; the locked rows and columns are
-// zeroed again after, which keeps the metric positive semi-definite (a
-// principal submatrix of one).
-void removeRoundOffMobility(Matrix3& metric, const Vector3& angularFactor, Scalar scale) {
-  const Eigen::SelfAdjointEigenSolver<Matrix3> eig(metric);
-  Vector3 values = eig.eigenvalues();
-  bool cut = false;
-  for (int k = 0; k < 3; ++k)
-    if (values[k] <= 1e-12 * scale && values[k] != 0) {
-      values[k] = 0;
-      cut = true;
-    }
-  if (!cut) return;
-  metric = eig.eigenvectors() * values.asDiagonal() * eig.eigenvectors().transpose();
-  for (int k = 0; k < 3; ++k)
-    if (angularFactor[k] == 0) {
-      metric.row(k).setZero();
-      metric.col(k).setZero();
-    }
-}
-
-}  // namespace
-
-int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
-  // Finiteness and symmetry of the inverse inertia in one pass of scalar
-  // code (Eigen's reductions were a third of this function's cost).
-  const Matrix3& raw = body.inverseInertiaWorld;
-  bool finite = std::isfinite(body.inverseMass);
-  Scalar asymmetry = 0;
-  for (int c = 0; c < 3; ++c)
-    for (int r = 0; r < 3; ++r) {
-      finite = finite && std::isfinite(raw(r, c));
-      asymmetry = std::max(asymmetry, std::abs(raw(r, c) - raw(c, r)));
-    }
-  if (!finite) return reject(ErrorCode::NonFiniteMass, [] { return "rigid body inverse mass or inverse inertia"; });
-  if (!(body.inverseMass > 0))
-    return reject(ErrorCode::NonPositiveMass, [&] {
-      return "rigid body inverse mass " + std::to_string(body.inverseMass) + " (dynamic bodies need 0 < m < inf)";
-    });
-  if (!body.linearVelocity.allFinite() || !body.angularVelocity.allFinite())
-    return reject(ErrorCode::NonFiniteVelocity, [] { return "rigid body velocity"; });
-  // Scalar compares: Eigen's == on vectors was an out-of-line reduction, a
-  // tenth of this function's instructions in the core chain (callgrind).
-  const bool free = allOnes(body.linearFactor) && allOnes(body.angularFactor);
-  if (!free && !lockedOrFree(body.linearFactor))
-    return reject(ErrorCode::FractionalFactor, [&] { return describeFractionalFactor(body.linearFactor, "linear"); });
-  if (!free && !lockedOrFree(body.angularFactor))
-    return reject(ErrorCode::FractionalFactor, [&] { return describeFractionalFactor(body.angularFactor, "angular"); });
-  const Matrix3 inverseInertia = 0.5 * (raw + raw.transpose());
-  const Scalar inertiaScale = inverseInertia.cwiseAbs().maxCoeff();
-  // The common case, without eigen-decompositions: a free body whose inverse
-  // inertia is well conditioned. The pivots' cut-off is the pseudo-inverse's
-  // relative 1e-12, and the inverse is checked too: a zero principal value
-  // rotated into round-off (~1e-17) passed a looser pivot test and gave a
-  // mass of 1e16 with a negative eigenvalue (fuzz finding
-  // capped-plastic-impulses-miss-velocity-change). For SPD 3 × 3 matrices
-  // max|A| · max|A⁻¹| ≥ λmax / (9 λmin), so the bound keeps λmin/λmax above
-  // about 1e-13; anything worse takes the eigen-decomposition path.
-  Matrix3 inertia;
-  if (free && asymmetry <= 1e-9 * inertiaScale &&
-      invertPositiveDefinite(inverseInertia, 1e-12 * inertiaScale, inertia) && inertia.allFinite() &&
-      inertia.cwiseAbs().maxCoeff() * inertiaScale <= 1e12)
-    return pushRigidBlock(body, inverseInertia, inertia);
-  if (asymmetry > 1e-9 * inertiaScale ||
-      Eigen::SelfAdjointEigenSolver<Matrix3>(inverseInertia).eigenvalues().minCoeff() < -1e-12 * inertiaScale)
-    return reject(ErrorCode::NonPositiveMass,
-                  [] { return "rigid body inverse inertia is not symmetric positive semi-definite"; });
-
-  // Locking axes is a bilateral constraint C ω = 0; the admissible metric is
-  // I⁻¹ − I⁻¹Cᵀ(C I⁻¹ Cᵀ)⁺ C I⁻¹, which equals S (SᵀIS)⁻¹ Sᵀ when I⁻¹ is
-  // invertible and stays symmetric (energy-preserving) when it is not.
-  Matrix3 angularMetric = inverseInertia;
-  bool locked = false;
-  for (int k = 0; k < 3; ++k) {
-    if (body.angularFactor[k] != 0) continue;
-    locked = true;
-    const Vector3 column = angularMetric.col(k);
-    const Scalar pivot = column[k];
-    if (pivot > 1e-14 * inertiaScale) angularMetric -= column * column.transpose() / pivot;
-    angularMetric.row(k).setZero();
-    angularMetric.col(k).setZero();
-  }
-  if (locked) removeRoundOffMobility(angularMetric, body.angularFactor, inertiaScale);
-  return pushRigidBlock(body, angularMetric, symmetricPseudoInverse(inverseInertia));
-}
-
-// M = diag(m) ⊕ angular inertia and M⁻¹ = diag(1/m · linear factor) ⊕ angular metric.
-int ImpactProblem::pushRigidBlock(const RigidBodyInput& body, const Matrix3& angularMetric, const Matrix3& inertia) {
-  const int id = addBlock(6);
-  BlockLayout& b = m_blocks.back();
-  b.rigid = true;
-  Eigen::Map<Matrix6> mass(m_mass.data() + b.matrixOffset);
-  Eigen::Map<Matrix6> inverseMass(m_inverseMass.data() + b.matrixOffset);
-  mass.setZero();
-  inverseMass.setZero();
-  for (int k = 0; k < 3; ++k) {
-    inverseMass(k, k) = body.inverseMass * body.linearFactor[k];
-    mass(k, k) = 1 / body.inverseMass;
-  }
-  inverseMass.bottomRightCorner<3, 3>() = angularMetric;
-  mass.bottomRightCorner<3, 3>() = inertia;
-  Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset) = body.linearVelocity;
-  Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset + 3) = body.angularVelocity;
   return id;
 }
 
@@ -346,13 +186,18 @@ void ImpactProblem::setRestingSpeed(int i, Scalar speed) {
 int ImpactProblem::addRigidContact(int bodyA, int bodyB, const Vector3& normalOnB, const Vector3& offsetA,
                                    const Vector3& offsetB, Scalar restitution, Scalar bias,
                                    std::uint64_t canonicalKey) {
-  if (!normalOnB.allFinite() || !offsetA.allFinite() || !offsetB.allFinite())
-    return reject(ErrorCode::NonFiniteRow, [] { return "rigid contact normal or offset"; });
+  // x − x is 0 for a finite x and NaN otherwise: one sum tests all nine
+  // components (Eigen's allFinite per vector cost three reductions).
+  Scalar probe = 0;
+  for (int k = 0; k < 3; ++k)
+    probe += (normalOnB[k] - normalOnB[k]) + (offsetA[k] - offsetA[k]) + (offsetB[k] - offsetB[k]);
+  if (!(probe == 0)) return reject(ErrorCode::NonFiniteRow, [] { return "rigid contact normal or offset"; });
   const Scalar normalLength = std::sqrt(normalOnB.squaredNorm());  // norm() and normalized() both take it
   if (!(normalLength > 1e-9)) return reject(ErrorCode::ZeroNormRow, [] { return "rigid contact normal"; });
   if (bodyA == kNoBlock && bodyB == kNoBlock)
     return reject(ErrorCode::BadBlockIndex, [] { return "rigid contact between two non-dynamic bodies"; });
-  if (!checkContactData(restitution, bias)) return kRejected;
+  if (!(restitution >= 0 && restitution <= 1 && std::isfinite(bias)) && !checkContactData(restitution, bias))
+    return kRejected;
   const auto rigidIsGood = [&](int block) {
     if (block == kNoBlock) return true;
     if (block < 0 || block >= blockCount())
@@ -367,25 +212,35 @@ int ImpactProblem::addRigidContact(int bodyA, int bodyB, const Vector3& normalOn
   if (!rigidIsGood(bodyA) || !rigidIsGood(bodyB)) return kRejected;
   if (bodyA == bodyB)
     return reject(ErrorCode::BadBlockIndex, [] { return "contact row names the same block twice"; });
-  // Written straight into the row storage: the generic addContactRow checks
-  // and copies through dynamic vectors, 12 % of the core chain's instructions.
+  // Written straight into the row storage, both terms after one size check:
+  // the generic addContactRow checks and copies through dynamic vectors (12 %
+  // of the core chain's instructions), and a copy per term through a
+  // temporary cost a library call each (callgrind).
   const Vector3 n = normalOnB / normalLength;
-  const auto appendTerm = [&](Scalar sign, const Vector3& offset) {
-    Vector6 coefficients;
-    coefficients << sign * n, sign * offset.cross(n);
-    return appendCoefficients(coefficients.data(), 6);
+  Index offset = m_rowEntries;
+  m_rowEntries += bodyA != kNoBlock && bodyB != kNoBlock ? 12 : 6;
+  reserveEntries(m_rowCoefficients, m_rowEntries);
+  // B's term is −(n, rB × n): exactly the negated values (a sign flip rounds nothing).
+  const auto writeTerm = [&](RowTerm& term, int block, const Vector3& lever, bool negate) {
+    const Vector3 moment = lever.cross(n);
+    Scalar* c = m_rowCoefficients.data() + offset;
+    for (int k = 0; k < 3; ++k) {
+      c[k] = negate ? -n[k] : n[k];
+      c[3 + k] = negate ? -moment[k] : moment[k];
+    }
+    term.block = block;
+    term.coefficientOffset = offset;
+    offset += 6;
   };
-  RowLayout row;
-  if (bodyA != kNoBlock) {
-    row.terms[0].block = bodyA;
-    row.terms[0].coefficientOffset = appendTerm(1, offsetA);
-  }
-  if (bodyB != kNoBlock) {
-    RowTerm& term = row.terms[bodyA == kNoBlock ? 0 : 1];
-    term.block = bodyB;
-    term.coefficientOffset = appendTerm(-1, offsetB);
-  }
-  return pushContact(row, restitution, bias, canonicalKey);
+  // Made in place: pushContact's copy of the row was a tenth of this function.
+  const auto index = static_cast<std::uint64_t>(m_contacts.size());
+  RowLayout& row = m_contacts.emplace_back();
+  row.bias = bias;
+  row.restitution = restitution;
+  row.canonicalKey = canonicalKey == UINT64_MAX ? index : canonicalKey;
+  if (bodyA != kNoBlock) writeTerm(row.terms[0], bodyA, offsetA, false);
+  if (bodyB != kNoBlock) writeTerm(row.terms[bodyA == kNoBlock ? 0 : 1], bodyB, offsetB, true);
+  return static_cast<int>(index);
 }
 
 int ImpactProblem::addBilateralRow(int blockA, const Eigen::Ref<const VectorX>& coefficientsA, int blockB,

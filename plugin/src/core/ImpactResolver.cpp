@@ -96,7 +96,8 @@ struct ImpactResolver::Stages {
 
   // What flows between the stages (internal order unless named "problem").
   std::vector<Scalar> v0, velocity, plasticVelocity, jointError;
-  std::vector<Scalar> v0Problem, jointErrorProblem;
+  std::vector<Scalar> jointErrorProblem;
+  Index jointErrorZeros = 0;  // leading entries of jointErrorProblem known to be zero
   std::vector<Scalar> elasticImpulse, plasticImpulse;
   std::vector<int> shareCount;
   std::vector<char> reached;
@@ -108,6 +109,8 @@ struct ImpactResolver::Stages {
 
   void reserve(const ProblemBounds& bounds, int denseLimit);
   void prepare(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result);
+  void setAsideJointError(Index n);
+  Scalar* startElastic(ImpactResult& result);
   void blendOutcome(const detail::StageContext& c, ImpactResult& result);
   void guardEnergy(const detail::StageContext& c, ImpactResult& result);
   void growPlasticCluster(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result,
@@ -129,7 +132,7 @@ void ImpactResolver::reserve(const ProblemBounds& bounds, const ResolveOptions& 
 }
 
 void ImpactResolver::Stages::reserve(const ProblemBounds& b, int denseLimit) {
-  for (std::vector<Scalar>* v : {&v0, &velocity, &plasticVelocity, &jointError, &v0Problem, &jointErrorProblem})
+  for (std::vector<Scalar>* v : {&v0, &velocity, &plasticVelocity, &jointError, &jointErrorProblem})
     detail::reserveCapacity(*v, b.dofs);
   for (std::vector<Scalar>* v : {&elasticImpulse, &plasticImpulse}) detail::reserveCapacity(*v, b.contacts);
   detail::reserveCapacity(shareCount, b.contacts);
@@ -146,25 +149,21 @@ void ImpactResolver::Stages::reserve(const ProblemBounds& b, int denseLimit) {
 // Solver bodies, contact rows, the joint error set aside, duplicates merged, scales.
 void ImpactResolver::Stages::prepare(const ImpactProblem& problem, const ResolveOptions& options, ImpactResult& result) {
   const Index n = problem.dofCount();
+  // The start velocity is read where the problem holds it (the problem
+  // outlives the resolution): a copy of it was 2 % of the core chain (callgrind).
+  const Eigen::Map<const VectorX> start(problem.velocityData(), n);
   bodies.build(problem);
   // A row's speed is known only to round-off of the velocity it comes from
   // (the joints' split mixes every component of a group into it): slower is
   // resting. Velocity of no energy (spin about an axis of infinite inertia)
   // left a row of bodies at rest at −1e-26, reflected again and again
   // (findings approach-of-round-off-from-zero-energy-motion and its mutations).
-  rows.build(bodies, kApproachRoundOff * Eigen::Map<const VectorX>(problem.velocityData(), n).norm());
+  rows.build(bodies, kApproachRoundOff * start.norm());
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (rows[i].representative < 0) ++result.ignoredRows;
-  Eigen::Map<VectorX> start = sized(v0Problem, n);
-  start = Eigen::Map<const VectorX>(problem.velocityData(), n);
   v0.resize(static_cast<std::size_t>(n));
   bodies.gather(start.data(), v0.data());
-  // The impact acts on the admissible motions only: a joint velocity error
-  // (B v ≠ 0, e.g. a mid-step gravity kick along a pendulum's string) is set
-  // aside and added back unchanged, so reflections conserve T_a exactly and
-  // T_c is untouched (seed 004: T = T_a + T_c).
-  bodies.splitJointError(v0.data(), jointError);
-  bodies.scatter(jointError.data(), sized(jointErrorProblem, n).data());
+  setAsideJointError(n);
   // A contact may see the whole velocity: the joint-violating part then enters
   // its relative velocity as a constant, like a kinematic body's motion.
   if (bodies.anyJoint() && options.jointErrorAsBias) rows.addConstantVelocity(jointError);
@@ -184,12 +183,45 @@ void ImpactResolver::Stages::prepare(const ImpactProblem& problem, const Resolve
       options.reflectionCap > 0 ? options.reflectionCap : 1000 + 100 * static_cast<std::int64_t>(rows.active().size());
 }
 
+// The impact acts on the admissible motions only: a joint velocity error
+// (B v ≠ 0, e.g. a mid-step gravity kick along a pendulum's string) is set
+// aside and added back unchanged, so reflections conserve T_a exactly and
+// T_c is untouched (seed 004: T = T_a + T_c). Without joints it is zero, and
+// the zeros a previous resolution wrote are not written again (with their
+// copy to problem order, 4 % of the core chain's instructions).
+void ImpactResolver::Stages::setAsideJointError(Index n) {
+  if (bodies.anyJoint()) {
+    bodies.splitJointError(v0.data(), jointError);
+    bodies.scatter(jointError.data(), sized(jointErrorProblem, n).data());
+    jointErrorZeros = 0;
+    return;
+  }
+  sized(jointErrorProblem, n);
+  if (jointErrorZeros < n) std::fill(jointErrorProblem.begin() + jointErrorZeros, jointErrorProblem.begin() + n, 0);
+  jointErrorZeros = std::max(jointErrorZeros, n);
+}
+
+// The velocity the propagation reflects, starting at v0. Without joints the
+// internal order is the problem's, so it is the result's elastic velocity
+// itself, which saves copying the whole velocity back (blendOutcome).
+Scalar* ImpactResolver::Stages::startElastic(ImpactResult& result) {
+  if (!bodies.identityOrder()) {
+    velocity = v0;
+    return velocity.data();
+  }
+  result.elasticVelocity.resize(bodies.dofs());
+  std::copy(v0.begin(), v0.end(), result.elasticVelocity.data());
+  return result.elasticVelocity.data();
+}
+
 // R, the plastic outcome when R < 1, and the blend of eq. (16-17).
 void ImpactResolver::Stages::blendOutcome(const detail::StageContext& c, ImpactResult& result) {
   const Index n = c.bodies.dofs();
   const Eigen::Map<const VectorX> jointErrorOf(jointErrorProblem.data(), n);
-  result.elasticVelocity.resize(n);
-  bodies.scatter(velocity.data(), result.elasticVelocity.data());
+  if (!bodies.identityOrder()) {
+    result.elasticVelocity.resize(n);
+    bodies.scatter(velocity.data(), result.elasticVelocity.data());
+  }
   if (bodies.anyJoint()) result.elasticVelocity += jointErrorOf;  // zero without joints
   result.energyElastic = bodies.kineticEnergy(result.elasticVelocity);
   const Scalar restitution = detail::mixedRestitution(rows, elasticImpulse);
@@ -218,8 +250,9 @@ void ImpactResolver::Stages::blendOutcome(const detail::StageContext& c, ImpactR
 // R = 1 skipped it, and α lowered along the blend's line.
 void ImpactResolver::Stages::guardEnergy(const detail::StageContext& c, ImpactResult& result) {
   const ImpactProblem& problem = c.bodies.problem();
-  if (!detail::EnergyGuard::applies(problem) || !plastic.conservesEnergy(c)) return;
-  const long double gain = guard.change(problem, v0Problem.data(), result.velocity.data());
+  // EnergyGuard::applies is false when every block is rigid, known without its pass over the blocks.
+  if (bodies.allRigid() || !detail::EnergyGuard::applies(problem) || !plastic.conservesEnergy(c)) return;
+  const long double gain = guard.change(problem, problem.velocityData(), result.velocity.data());
   if (!(gain > detail::kGuardFloor * result.energyBefore)) return;
   const Index n = c.bodies.dofs();
   if (result.plasticVelocity.size() != n) {
@@ -230,7 +263,7 @@ void ImpactResolver::Stages::guardEnergy(const detail::StageContext& c, ImpactRe
     result.plasticVelocity += Eigen::Map<const VectorX>(jointErrorProblem.data(), n);
     result.energyPlastic = bodies.kineticEnergy(result.plasticVelocity);
   }
-  result.alpha = guard.energyKeepingAlpha(problem, v0Problem.data(), result.elasticVelocity.data(),
+  result.alpha = guard.energyKeepingAlpha(problem, problem.velocityData(), result.elasticVelocity.data(),
                                           result.plasticVelocity.data(), result.alpha);
   result.velocity = result.plasticVelocity + result.alpha * (result.elasticVelocity - result.plasticVelocity);
   result.energyAfter = bodies.kineticEnergy(result.velocity);
@@ -238,16 +271,21 @@ void ImpactResolver::Stages::guardEnergy(const detail::StageContext& c, ImpactRe
 }
 
 // Impulses are linear in the blend; merged duplicates share their row's impulse.
+// Without merged rows every share is 1, and x / 1 is x: the count is skipped.
 void ImpactResolver::Stages::distributeImpulses(ImpactResult& result) {
-  shareCount.assign(rows.size(), 0);
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].representative >= 0) ++shareCount[static_cast<std::size_t>(rows[i].representative)];
+  const bool merged = result.mergedDuplicates > 0;
+  if (merged) {
+    shareCount.assign(rows.size(), 0);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].representative >= 0) ++shareCount[static_cast<std::size_t>(rows[i].representative)];
+  }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const int r = rows[i].representative;
     if (r < 0) continue;
     const auto rr = static_cast<std::size_t>(r);
     const Scalar total = result.alpha * elasticImpulse[rr] + (1 - result.alpha) * plasticImpulse[rr];
-    result.impulses[static_cast<Index>(i)] = std::max(Scalar(0), total) / shareCount[rr];
+    const Scalar impulse = std::max(Scalar(0), total);
+    result.impulses[static_cast<Index>(i)] = merged ? impulse / shareCount[rr] : impulse;
   }
 }
 
@@ -296,7 +334,6 @@ void ImpactResolver::Stages::growPlasticCluster(const ImpactProblem& problem, co
   clock.lap(result.stageSeconds.plastic);
   analysis.analyse(context, v0, result);
   clock.lap(result.stageSeconds.analysis);
-  velocity = plasticVelocity;
   elasticImpulse.assign(rows.size(), 0);
   const Eigen::Map<const VectorX> jointErrorOf(jointErrorProblem.data(), n);
   result.plasticVelocity.resize(n);
@@ -325,11 +362,11 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
     return;
   }
 
-  s.velocity = s.v0;
+  Scalar* const velocity = s.startElastic(result);
   s.elasticImpulse.assign(s.rows.size(), 0);
   s.plasticImpulse.assign(s.rows.size(), 0);
   const detail::Propagation p = s.propagator.run(s.rows, s.rule, s.threshold, options.growFromSeeds, result.reflectionCap,
-                                                 s.velocity.data(), s.elasticImpulse.data(), &result.sequence);
+                                                 velocity, s.elasticImpulse.data(), &result.sequence);
   result.reflections = p.reflections;
   const std::vector<char>& reached = s.propagator.reached();
   result.inCluster.assign(static_cast<std::size_t>(problem.contactCount()), 0);
@@ -348,7 +385,7 @@ void ImpactResolver::resolve(const ImpactProblem& problem, const ResolveOptions&
   if (p.capHit) {
     result.capHit = true;
     result.capForeseen = p.capForeseen;
-    result.fallback = s.plastic.settleCapped(context, s.v0.data(), s.velocity.data(), s.elasticImpulse.data(), &result);
+    result.fallback = s.plastic.settleCapped(context, s.v0.data(), velocity, s.elasticImpulse.data(), &result);
   }
   s.blendOutcome(context, result);
   s.guardEnergy(context, result);

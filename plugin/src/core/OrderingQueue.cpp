@@ -16,24 +16,9 @@ std::uint64_t splitMix(std::uint64_t x) {
 
 }  // namespace
 
-QueueKey OrderingRule::keyOf(const Row& row, int r, Scalar s, std::int64_t reflections) const {
-  std::int64_t primary = 0;
-  const auto quantized = [&]() {
-    const Scalar q = std::floor(s * row.invSqrtD / quantum + 0.5);
-    return static_cast<std::int64_t>(std::clamp(q, Scalar(-4e18), Scalar(4e18)));
-  };
-  switch (policy) {
-    case OrderingPolicy::MostApproaching: primary = quantized(); break;
-    case OrderingPolicy::LeastApproaching: primary = -quantized(); break;
-    case OrderingPolicy::IndexOrder: primary = r; break;
-    case OrderingPolicy::ReverseIndexOrder: primary = -static_cast<std::int64_t>(r); break;
-    case OrderingPolicy::SeededRandom:
-      primary = static_cast<std::int64_t>(
-          splitMix(randomSeed ^ splitMix(problemKey ^ splitMix(row.key ^ splitMix(static_cast<std::uint64_t>(reflections))))) >>
-          1);
-      break;
-  }
-  return QueueKey{primary, row.key, r};
+std::int64_t OrderingRule::seededPrimary(const Row& row, std::int64_t reflections) const {
+  return static_cast<std::int64_t>(
+      splitMix(randomSeed ^ splitMix(problemKey ^ splitMix(row.key ^ splitMix(static_cast<std::uint64_t>(reflections))))) >> 1);
 }
 
 void OrderingQueue::reset(std::size_t rows) {
@@ -85,15 +70,8 @@ void OrderingQueue::removeQueued(int r) {
   siftDown(static_cast<std::size_t>(m_position[static_cast<std::size_t>(moved)]));
 }
 
-void OrderingQueue::update(const QueueKey& entry) {
-  const int position = m_position[static_cast<std::size_t>(entry.row)];
-  if (position < 0) {
-    m_heap.push_back(entry);
-    m_position[static_cast<std::size_t>(entry.row)] = static_cast<int>(m_heap.size() - 1);
-    siftUp(m_heap.size() - 1);
-    return;
-  }
-  const auto p = static_cast<std::size_t>(position);
+void OrderingQueue::moveQueued(const QueueKey& entry) {
+  const auto p = static_cast<std::size_t>(m_position[static_cast<std::size_t>(entry.row)]);
   m_heap[p] = entry;
   siftUp(p);
   siftDown(static_cast<std::size_t>(m_position[static_cast<std::size_t>(entry.row)]));

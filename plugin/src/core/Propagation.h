@@ -52,6 +52,8 @@ class Propagator {
 
  private:
   void refresh(const ContactRows& rows, const OrderingRule& rule, Scalar threshold, int r);
+  void reflect(const ContactRows& rows, const OrderingRule& rule, Scalar threshold, int c, Scalar* velocity,
+               Scalar* lambda);
 
   std::vector<Scalar> m_speed;  // J_i v + b_i of the current velocity
   std::vector<std::int64_t> m_reflections;

@@ -96,6 +96,10 @@ class SolverBodies {
   /// max |M⁻¹| of group \p g before the joints' projection: what "round-off of the metric" is measured against.
   [[nodiscard]] Scalar scale(std::size_t g) const { return m_groupScale[g]; }
   [[nodiscard]] bool anyJoint() const { return m_anyProjector; }
+  /// Whether internal order is the problem's (no bilateral rows): gather and scatter are copies.
+  [[nodiscard]] bool identityOrder() const { return m_identityOrder; }
+  /// Whether every block is a rigid body's (BlockLayout::rigid).
+  [[nodiscard]] bool allRigid() const { return m_allRigid; }
   /// Whether group \p g is joined (has a projector and an exact factor F, M⁻¹_c = F Fᵀ).
   [[nodiscard]] bool joined(std::size_t g) const { return m_anyProjector && m_projectorOffset[g] >= 0; }
   /// F = L U⊥ of a joined group (layout of inverseMass, zero columns past the admissible dofs).
@@ -122,6 +126,7 @@ class SolverBodies {
   std::vector<Scalar> m_jointFactor;
   bool m_anyProjector = false;
   bool m_identityOrder = false;  // no joints: internal order is the problem's
+  bool m_allRigid = false;
 
   // Joint projection workspace: reused buffers and fixed-capacity decompositions
   // (dynamic Householder workspaces allocate), dynamic ones past kSmallCapacity.

@@ -215,6 +215,10 @@ class ImpactProblem {
   Index m_dofs = 0;
   Index m_matrixEntries = 0;
   Index m_rowEntries = 0;
+  // Entries [0, m_rigidZeroEntries) of m_mass and m_inverseMass hold rigid
+  // blocks (6 × 6, at multiples of 36) written by an earlier build: their
+  // zero entries need no second fill. Only a dense block overwrites them.
+  Index m_rigidZeroEntries = 0;
   InputErrors m_inputErrors = InputErrors::Throw;
   ErrorCode m_lastError = ErrorCode::BadOption;  // meaningful once m_rejected > 0
   int m_rejected = 0;
