@@ -19,6 +19,7 @@ void Island::gatherBodies(btCollisionObject** objects, int count, Scalar dt, con
   m_objects = objects;
   m_count = count;
   m_dt = dt;
+  m_round = 1;  // every body's reachRound is 0 below
   m_report = settings.keepReport ? &report : nullptr;
   bodies.assign(static_cast<std::size_t>(count), IslandBody{});
   for (int i = 0; i < count; ++i) {

@@ -36,6 +36,13 @@ struct IslandBody {
   /// a compound has one manifold per child with a plane, and its corners
   /// are made once per pair (Island::addPlaneFeatures).
   const btCollisionObject* cornersAgainst = nullptr;
+  /// Island::mayClose's terms of this body (its angular kick and spin times
+  /// its reach), valid while reachRound is the island's round: velocities
+  /// change only between rounds, and a round asks for a body many times.
+  std::uint32_t reachRound = 0;
+  bool reachUnbounded = false;  ///< a turning plane: mayClose has no bound
+  Scalar kickReach = 0;
+  Scalar spinReach = 0;
 };
 
 /// One touching (or speculative) manifold point.
@@ -59,6 +66,7 @@ struct IslandContact {
   /// An ahead point not made yet (point is null): two spheres apart that do
   /// not touch within the step, made only if an impact moves one of them.
   const btPersistentManifold* deferred = nullptr;
+  btScalar gap = 0;         ///< a deferred point's aheadGap (positions do not change within a pass)
   int contact = -1;         ///< index in the current cluster problem
 };
 
@@ -112,7 +120,9 @@ class Island {
   /// The ahead point of an empty manifold, today's closest points, into \p c (not classified).
   bool makeAheadPoint(const btPersistentManifold& manifold, int a, int b, IslandContact& c);
   /// Whether a deferred sphere pair's gap could close within the step (a bound; see Island.cpp).
-  [[nodiscard]] bool mayClose(const IslandContact& c) const;
+  [[nodiscard]] bool mayClose(const IslandContact& c);
+  /// A dynamic body's terms of mayClose, computed once per round.
+  const IslandBody& reachTerms(int body);
   /// Makes a deferred ahead point (IslandContact::deferred); false if it has none.
   bool makeDeferredPoint(IslandContact& c);
   void measure(IslandContact& c, const SolverSettings& settings, Scalar& velocityA, Scalar& velocityB,
@@ -134,6 +144,7 @@ class Island {
   std::vector<btManifoldPoint> m_ahead;  // addAheadPoint's points, alive until the next gather
   const SolverSettings* m_settings = nullptr;  // while gathering and in the rounds after
   Scalar m_dt = 0;  // this step's, for whether a speculative point closes within it
+  std::uint32_t m_round = 0;  // gather, then each promotion: when IslandBody::reachRound is current
   StepReport* m_report = nullptr;  // while gathering, when SolverSettings::keepReport
 };
 
