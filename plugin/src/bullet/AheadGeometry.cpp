@@ -123,13 +123,6 @@ bool hasPlaneFeatures(int type) {
          type == COMPOUND_SHAPE_PROXYTYPE;
 }
 
-bool planeFeaturePair(const btPersistentManifold& m) {
-  const btCollisionObject* a = m.getBody0();
-  const btCollisionObject* b = m.getBody1();
-  return (isStaticPlane(a) && hasPlaneFeatures(b->getCollisionShape()->getShapeType())) ||
-         (isStaticPlane(b) && hasPlaneFeatures(a->getCollisionShape()->getShapeType()));
-}
-
 namespace {
 
 constexpr int kMostCorners = 64;

@@ -44,13 +44,19 @@ constexpr std::size_t kPlaneFeaturesPerManifold = 8;
   return object->getCollisionShape()->getShapeType() == STATIC_PLANE_PROXYTYPE;
 }
 
-/// A static plane and a box, hull, capsule or compound, in either order.
-[[nodiscard]] bool planeFeaturePair(const btPersistentManifold& manifold);
-
 /// Bodies whose corners a static plane may meet one at a time: boxes, convex
 /// hulls (a vertex each), capsules (an end each) and compounds of those and
 /// spheres (each child's).
 [[nodiscard]] bool hasPlaneFeatures(int shapeType);
+
+/// A static plane and a box, hull, capsule or compound, in either order.
+/// Inline: the gather asks it of every manifold twice, and most have no plane.
+[[nodiscard]] inline bool planeFeaturePair(const btPersistentManifold& manifold) {
+  const btCollisionObject* a = manifold.getBody0();
+  const btCollisionObject* b = manifold.getBody1();
+  return (isStaticPlane(a) && hasPlaneFeatures(b->getCollisionShape()->getShapeType())) ||
+         (isStaticPlane(b) && hasPlaneFeatures(a->getCollisionShape()->getShapeType()));
+}
 
 /// A corner of a body (or a capsule's end) against a static plane: its
 /// lowest surface point and its signed distance above the plane.

@@ -77,6 +77,7 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
   contacts.clear();
   speculative.clear();
   m_ahead.clear();
+  m_pairAsked = nullptr;  // a manifold of the last pass may be at the same address
   m_settings = &settings;
   // Sized by the island (at most MANIFOLD_CACHE_SIZE points per manifold, one
   // ahead point for an empty one) with room to double, so that a step with
@@ -133,6 +134,14 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
   }
 }
 
+bool Island::pairImpacted(const btPersistentManifold& manifold, const IslandContact& c, ContactHistory& history) {
+  if (m_pairAsked != &manifold) {
+    m_pairAsked = &manifold;
+    m_pairImpacted = history.touchImpactedPair(c.objectA, c.objectB);
+  }
+  return m_pairImpacted;
+}
+
 // The kicks, the Zeno threshold, the partner's bias and the mid-step approach
 // of a point, from today's velocities.
 void Island::measure(IslandContact& c, const SolverSettings& settings, Scalar& velocityA, Scalar& velocityB,
@@ -177,7 +186,7 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
   // never touched before (ContactHistory::newVertex), and stopping it
   // plastically, one vertex a step, let a box tumble into the floor.
   const bool touching = cp.getDistance() <= settings.touchingDistance;
-  const bool impactedPair = touching && history.touchImpactedPair(c.objectA, c.objectB);
+  const bool impactedPair = touching && pairImpacted(manifold, c, history);
   c.newVertex = ownPoint || history.newVertex(manifold, cp);
   const bool persistent = !ownPoint && (cp.m_appliedImpulse > 0 ||
                           (!c.newVertex && manifold.getNumContacts() == 1 && history.touchingLastPass(&manifold)) ||

@@ -134,6 +134,8 @@ class Island {
   /// Re-aims an apart sphere pair's point at the touch within this step; false if there is none.
   bool aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, const btCollisionObject& b, int bodyA, int bodyB) const;
   [[nodiscard]] Vector3 kickAt(int body, const Vector3& offset) const;
+  /// ContactHistory::touchImpactedPair for \p c's pair, asked once per manifold.
+  bool pairImpacted(const btPersistentManifold& manifold, const IslandContact& c, ContactHistory& history);
   /// Names \p body in the report's rejected list (once), if the report is kept.
   void reject(const btCollisionObject* body, const char* reason);
   /// Whether a static or kinematic body has a non-finite position or velocity (rejected if so).
@@ -142,6 +144,10 @@ class Island {
   btCollisionObject** m_objects = nullptr;
   int m_count = 0;
   std::vector<btManifoldPoint> m_ahead;  // addAheadPoint's points, alive until the next gather
+  // pairImpacted's answer for the last manifold asked: every point of a
+  // manifold asks the same, and the pair memory does not change while gathering.
+  const btPersistentManifold* m_pairAsked = nullptr;
+  bool m_pairImpacted = false;
   const SolverSettings* m_settings = nullptr;  // while gathering and in the rounds after
   Scalar m_dt = 0;  // this step's, for whether a speculative point closes within it
   std::uint32_t m_round = 0;  // gather, then each promotion: when IslandBody::reachRound is current
