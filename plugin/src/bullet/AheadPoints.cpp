@@ -69,7 +69,7 @@ void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, c
     c.offsetA = toEigen(c.point->getPositionWorldOnA() - objectA->getWorldTransform().getOrigin());
     c.offsetB = toEigen(c.point->getPositionWorldOnB() - objectB->getWorldTransform().getOrigin());
   }
-  classify(c, manifold, settings, history, resting);
+  keep(c, classify(c, manifold, settings, history, resting));
 }
 
 bool Island::makeAheadPoint(const btPersistentManifold& manifold, int a, int b, IslandContact& c) {
@@ -156,7 +156,7 @@ void Island::addPlaneFeatures(const btPersistentManifold& manifold, int a, int b
     c.offsetA = toEigen(point.getPositionWorldOnA() - objectA->getWorldTransform().getOrigin());
     c.offsetB = toEigen(point.getPositionWorldOnB() - objectB->getWorldTransform().getOrigin());
     c.key = (lo << 36) ^ (hi << 8) ^ static_cast<std::uint64_t>(16 + k);
-    classify(c, manifold, settings, history, resting, true);
+    keep(c, classify(c, manifold, settings, history, resting, true));
   }
 }
 

@@ -115,21 +115,29 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
     }
     for (int j = 0; j < manifold->getNumContacts(); ++j) {
       btManifoldPoint& cp = manifold->getContactPoint(j);
-      IslandContact c;
+      // Made in place (capacity reserved above): most points stay in contacts,
+      // and copying each one in was a tenth of classifying it.
+      IslandContact& c = contacts.emplace_back();
       c.point = &cp;
       c.objectA = objectA;
       c.objectB = objectB;
       c.bodyA = a;
       c.bodyB = b;
       c.normal = toEigen(cp.m_normalWorldOnB);
-      if (!(c.normal.norm() > 0.5) || !c.normal.allFinite()) continue;  // degenerate normal: Bullet's pass only
+      if (!(c.normal.norm() > 0.5) || !c.normal.allFinite()) {  // degenerate normal: Bullet's pass only
+        contacts.pop_back();
+        continue;
+      }
       c.normal.normalize();
       c.offsetA = toEigen(cp.getPositionWorldOnA() - objectA->getWorldTransform().getOrigin());
       c.offsetB = toEigen(cp.getPositionWorldOnB() - objectB->getWorldTransform().getOrigin());
       const std::uint64_t lo = std::min(worldIndex(objectA), worldIndex(objectB));
       const std::uint64_t hi = std::max(worldIndex(objectA), worldIndex(objectB));
       c.key = (lo << 36) ^ (hi << 8) ^ static_cast<std::uint64_t>(j);
-      classify(c, *manifold, settings, history, resting);
+      if (!classify(c, *manifold, settings, history, resting)) {
+        speculative.push_back(c);
+        contacts.pop_back();
+      }
     }
   }
 }
@@ -167,7 +175,7 @@ void Island::measure(IslandContact& c, const SolverSettings& settings, Scalar& v
 
 // The Zeno rule (SPEC §7): an impact when the mid-step approach exceeds what
 // this step's external forces alone produce, and the contact is not persistent.
-void Island::classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
+bool Island::classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                       ContactHistory& history, RestingPass& resting, bool ownPoint) {
   btManifoldPoint& cp = *c.point;
   Scalar velocityA = 0, velocityB = 0, forcing = 0;
@@ -206,11 +214,9 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
     const Scalar approachEnd = velocityA - velocityB + c.kick;
     if (approaching && !persistent && -approachEnd * m_dt > Scalar(cp.getDistance())) {
       c.seed = true;
-      contacts.push_back(c);
-      return;
+      return true;
     }
-    speculative.push_back(c);
-    return;
+    return false;
   }
   c.seed = approaching && !persistent;
   // A touching point that already separates needs no push: Bullet's pass
@@ -230,7 +236,14 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
     const bool bearsLoad = forcing > 0 && carried > loadImpulse;
     if (!bearsLoad) resting.pushOut(cp);
   }
-  contacts.push_back(c);
+  return true;
+}
+
+void Island::keep(const IslandContact& c, bool touching) {
+  if (touching)
+    contacts.push_back(c);
+  else
+    speculative.push_back(c);
 }
 
 }  // namespace propimpact::bullet_detail

@@ -107,9 +107,12 @@ class Island {
 
  private:
   /// \p ownPoint: a point of ours next to Bullet's points of \p manifold
-  /// (addPlaneFeatures), never persistent contact.
-  void classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
+  /// (addPlaneFeatures), never persistent contact. True if the point belongs
+  /// in contacts (touching, or closing within the step), false if in speculative.
+  [[nodiscard]] bool classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, RestingPass& resting, bool ownPoint = false);
+  /// Appends \p c to contacts (\p touching, as classify says) or speculative.
+  void keep(const IslandContact& c, bool touching);
   /// Our own speculative points for the corners of a box, hull or capsule
   /// that a static plane's manifold does not hold (AheadGeometry.h).
   void addPlaneFeatures(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
