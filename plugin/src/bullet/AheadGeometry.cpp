@@ -81,14 +81,6 @@ std::optional<btManifoldPoint> sphereSphere(const btCollisionObject& a, const bt
 
 }  // namespace
 
-bool hasCheapGap(int typeA, int typeB) {
-  return (isSphere(typeA) && (isSphere(typeB) || isPlane(typeB))) || (isPlane(typeA) && isSphere(typeB));
-}
-
-bool hasAheadPoints(int typeA, int typeB) {
-  return hasCheapGap(typeA, typeB) || (isSphere(typeA) && isBox(typeB)) || (isBox(typeA) && isSphere(typeB));
-}
-
 std::optional<btManifoldPoint> closestPoints(const btCollisionObject& a, const btCollisionObject& b) {
   const int typeA = a.getCollisionShape()->getShapeType();
   const int typeB = b.getCollisionShape()->getShapeType();

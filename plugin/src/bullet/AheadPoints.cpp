@@ -206,6 +206,21 @@ bool Island::promoteClosingSpeculative() {
 // and tested. A dynamic body's terms come from reachTerms (the same
 // arithmetic, once per round), summed in the same order as before.
 bool Island::mayClose(const IslandContact& c) {
+  if (c.bodyA >= 0 && c.bodyB >= 0) {
+    // Two dynamic spheres (a pile's case) without the general loop: the same
+    // sums in the same order (linear may differ only in the sign of a zero).
+    const IslandBody& a = reachTerms(c.bodyA);
+    const IslandBody& b = reachTerms(c.bodyB);
+    if (a.reachUnbounded || b.reachUnbounded) return true;
+    const Vector3 linear =
+        toEigen(a.body->getLinearVelocity()) + a.kickLinear - toEigen(b.body->getLinearVelocity()) - b.kickLinear;
+    Scalar bound = a.kickReach;
+    bound += a.spinReach;
+    bound += b.kickReach;
+    bound += b.spinReach;
+    bound += linear.norm();
+    return 1.01 * bound * m_dt >= Scalar(c.gap);
+  }
   Scalar bound = 0;
   Vector3 linear = Vector3::Zero();
   for (const auto& [object, body, sign] : {std::tuple(c.objectA, c.bodyA, 1), std::tuple(c.objectB, c.bodyB, -1)}) {
