@@ -81,14 +81,6 @@ std::optional<btManifoldPoint> sphereSphere(const btCollisionObject& a, const bt
 
 }  // namespace
 
-bool hasCheapGap(int typeA, int typeB) {
-  return (isSphere(typeA) && (isSphere(typeB) || isPlane(typeB))) || (isPlane(typeA) && isSphere(typeB));
-}
-
-bool hasAheadPoints(int typeA, int typeB) {
-  return hasCheapGap(typeA, typeB) || (isSphere(typeA) && isBox(typeB)) || (isBox(typeA) && isSphere(typeB));
-}
-
 std::optional<btManifoldPoint> closestPoints(const btCollisionObject& a, const btCollisionObject& b) {
   const int typeA = a.getCollisionShape()->getShapeType();
   const int typeB = b.getCollisionShape()->getShapeType();
@@ -121,13 +113,6 @@ btScalar aheadGap(const btCollisionObject& a, const btCollisionObject& b) {
 bool hasPlaneFeatures(int type) {
   return isBox(type) || type == CONVEX_HULL_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE ||
          type == COMPOUND_SHAPE_PROXYTYPE;
-}
-
-bool planeFeaturePair(const btPersistentManifold& m) {
-  const btCollisionObject* a = m.getBody0();
-  const btCollisionObject* b = m.getBody1();
-  return (isStaticPlane(a) && hasPlaneFeatures(b->getCollisionShape()->getShapeType())) ||
-         (isStaticPlane(b) && hasPlaneFeatures(a->getCollisionShape()->getShapeType()));
 }
 
 namespace {

@@ -17,13 +17,20 @@
 
 namespace propimpact::bullet_detail {
 
-/// Whether closestPoints() has points for shapes of these types.
-[[nodiscard]] bool hasAheadPoints(int shapeTypeA, int shapeTypeB);
-
 /// Whether the pair's gap is cheap to bound (aheadGap()): two spheres, or a
 /// sphere and a static plane. Such pairs get their point only when the step
 /// may close them (Island::mayClose); a sphere and a box always get theirs.
-[[nodiscard]] bool hasCheapGap(int shapeTypeA, int shapeTypeB);
+/// Inline, as hasAheadPoints: asked of every empty manifold of every pass.
+[[nodiscard]] inline bool hasCheapGap(int typeA, int typeB) {
+  return (typeA == SPHERE_SHAPE_PROXYTYPE && (typeB == SPHERE_SHAPE_PROXYTYPE || typeB == STATIC_PLANE_PROXYTYPE)) ||
+         (typeA == STATIC_PLANE_PROXYTYPE && typeB == SPHERE_SHAPE_PROXYTYPE);
+}
+
+/// Whether closestPoints() has points for shapes of these types.
+[[nodiscard]] inline bool hasAheadPoints(int typeA, int typeB) {
+  return hasCheapGap(typeA, typeB) || (typeA == SPHERE_SHAPE_PROXYTYPE && typeB == BOX_SHAPE_PROXYTYPE) ||
+         (typeA == BOX_SHAPE_PROXYTYPE && typeB == SPHERE_SHAPE_PROXYTYPE);
+}
 
 /// The closest points as a manifold point from B to A (positions in world
 /// coordinates), if the pair is one of hasAheadPoints()'s; nothing otherwise,
@@ -44,13 +51,19 @@ constexpr std::size_t kPlaneFeaturesPerManifold = 8;
   return object->getCollisionShape()->getShapeType() == STATIC_PLANE_PROXYTYPE;
 }
 
-/// A static plane and a box, hull, capsule or compound, in either order.
-[[nodiscard]] bool planeFeaturePair(const btPersistentManifold& manifold);
-
 /// Bodies whose corners a static plane may meet one at a time: boxes, convex
 /// hulls (a vertex each), capsules (an end each) and compounds of those and
 /// spheres (each child's).
 [[nodiscard]] bool hasPlaneFeatures(int shapeType);
+
+/// A static plane and a box, hull, capsule or compound, in either order.
+/// Inline: the gather asks it of every manifold twice, and most have no plane.
+[[nodiscard]] inline bool planeFeaturePair(const btPersistentManifold& manifold) {
+  const btCollisionObject* a = manifold.getBody0();
+  const btCollisionObject* b = manifold.getBody1();
+  return (isStaticPlane(a) && hasPlaneFeatures(b->getCollisionShape()->getShapeType())) ||
+         (isStaticPlane(b) && hasPlaneFeatures(a->getCollisionShape()->getShapeType()));
+}
 
 /// A corner of a body (or a capsule's end) against a static plane: its
 /// lowest surface point and its signed distance above the plane.

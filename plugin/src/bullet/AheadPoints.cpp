@@ -52,6 +52,7 @@ void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, c
     c.bodyB = b;
     c.normal = c.offsetA = c.offsetB = Vector3::Zero();  // made with the point
     c.deferred = &manifold;
+    c.gap = gap;
     btScalar t = 0;
     btVector3 between, relative;
     if (gap > settings.touchingDistance &&
@@ -68,7 +69,7 @@ void Island::addAheadPoint(const btPersistentManifold& manifold, int a, int b, c
     c.offsetA = toEigen(c.point->getPositionWorldOnA() - objectA->getWorldTransform().getOrigin());
     c.offsetB = toEigen(c.point->getPositionWorldOnB() - objectB->getWorldTransform().getOrigin());
   }
-  classify(c, manifold, settings, history, resting);
+  keep(c, classify(c, manifold, settings, history, resting));
 }
 
 bool Island::makeAheadPoint(const btPersistentManifold& manifold, int a, int b, IslandContact& c) {
@@ -155,7 +156,7 @@ void Island::addPlaneFeatures(const btPersistentManifold& manifold, int a, int b
     c.offsetA = toEigen(point.getPositionWorldOnA() - objectA->getWorldTransform().getOrigin());
     c.offsetB = toEigen(point.getPositionWorldOnB() - objectB->getWorldTransform().getOrigin());
     c.key = (lo << 36) ^ (hi << 8) ^ static_cast<std::uint64_t>(16 + k);
-    classify(c, manifold, settings, history, resting, true);
+    keep(c, classify(c, manifold, settings, history, resting, true));
   }
 }
 
@@ -164,14 +165,22 @@ void Island::addPlaneFeatures(const btPersistentManifold& manifold, int a, int b
 // step would close it, it becomes a seed of another round instead of letting
 // the body arrive up to v·dt deep. Every earlier seed has been resolved.
 bool Island::promoteClosingSpeculative() {
+  ++m_round;  // this round's impacts changed velocities: reachTerms anew
   const auto impacted = [&](int body) { return body >= 0 && bodies[static_cast<std::size_t>(body)].impacted; };
   for (IslandContact& c : contacts) c.seed = false;
   bool any = false;
   std::size_t kept = 0;
-  for (IslandContact& c : speculative) {
+  // Kept points move down over promoted ones; most stay where they are, and
+  // copying an IslandContact onto itself was a tenth of this loop.
+  const auto keep = [&](std::size_t k) {
+    if (kept != k) speculative[kept] = speculative[k];
+    ++kept;
+  };
+  for (std::size_t k = 0; k < speculative.size(); ++k) {
+    IslandContact& c = speculative[k];
     const bool moved = impacted(c.bodyA) || impacted(c.bodyB);
     if (!moved || (c.deferred && !(mayClose(c) && makeDeferredPoint(c)))) {
-      speculative[kept++] = c;
+      keep(k);
       continue;
     }
     const Scalar velocity = c.normal.dot(pointVelocity(c.objectA, c.offsetA) - pointVelocity(c.objectB, c.offsetB));
@@ -183,7 +192,7 @@ bool Island::promoteClosingSpeculative() {
       contacts.push_back(c);
       any = true;
     } else {
-      speculative[kept++] = c;
+      keep(k);
     }
   }
   speculative.resize(kept);
@@ -193,27 +202,58 @@ bool Island::promoteClosingSpeculative() {
 // Whether a deferred pair (two spheres, a sphere and a plane) could close its
 // gap in this step: a bound on the closing test's |velocity + kick| (surface
 // points of both shapes, every term's magnitude summed, 1 % over for
-// round-off) against today's gap. Only a pair that passes needs its point made and tested.
-bool Island::mayClose(const IslandContact& c) const {
+// round-off) against today's gap. Only a pair that passes needs its point made
+// and tested. A dynamic body's terms come from reachTerms (the same
+// arithmetic, once per round), summed in the same order as before.
+bool Island::mayClose(const IslandContact& c) {
+  if (c.bodyA >= 0 && c.bodyB >= 0) {
+    // Two dynamic spheres (a pile's case) without the general loop: the same
+    // sums in the same order (linear may differ only in the sign of a zero).
+    const IslandBody& a = reachTerms(c.bodyA);
+    const IslandBody& b = reachTerms(c.bodyB);
+    if (a.reachUnbounded || b.reachUnbounded) return true;
+    const Vector3 linear =
+        toEigen(a.body->getLinearVelocity()) + a.kickLinear - toEigen(b.body->getLinearVelocity()) - b.kickLinear;
+    Scalar bound = a.kickReach;
+    bound += a.spinReach;
+    bound += b.kickReach;
+    bound += b.spinReach;
+    bound += linear.norm();
+    return 1.01 * bound * m_dt >= Scalar(c.gap);
+  }
   Scalar bound = 0;
   Vector3 linear = Vector3::Zero();
   for (const auto& [object, body, sign] : {std::tuple(c.objectA, c.bodyA, 1), std::tuple(c.objectB, c.bodyB, -1)}) {
     const btRigidBody* rb = btRigidBody::upcast(object);
-    const Scalar reach = aheadReach(*object);
-    Vector3 spin = rb ? toEigen(rb->getAngularVelocity()) : Vector3::Zero();
     if (rb) linear += sign * toEigen(rb->getLinearVelocity());
     if (body >= 0) {
-      const IslandBody& st = bodies[static_cast<std::size_t>(body)];
+      const IslandBody& st = reachTerms(body);
       linear += sign * st.kickLinear;
-      if (reach == 0 && st.kickAngular.squaredNorm() > 0) return true;
-      bound += st.kickAngular.norm() * reach;
+      if (st.reachUnbounded) return true;
+      bound += st.kickReach;
+      bound += st.spinReach;
+      continue;
     }
+    const Scalar reach = aheadReach(*object);
+    const Vector3 spin = rb ? toEigen(rb->getAngularVelocity()) : Vector3::Zero();
     // A turning plane's points move without bound: no cheap test.
     if (reach == 0 && spin.squaredNorm() > 0) return true;
     bound += spin.norm() * reach;
   }
   bound += linear.norm();
-  return 1.01 * bound * m_dt >= Scalar(aheadGap(*c.objectA, *c.objectB));
+  return 1.01 * bound * m_dt >= Scalar(c.gap);
+}
+
+const IslandBody& Island::reachTerms(int body) {
+  IslandBody& st = bodies[static_cast<std::size_t>(body)];
+  if (st.reachRound == m_round) return st;
+  st.reachRound = m_round;
+  const Scalar reach = aheadReach(*st.body);
+  const Vector3 spin = toEigen(st.body->getAngularVelocity());
+  st.reachUnbounded = reach == 0 && (st.kickAngular.squaredNorm() > 0 || spin.squaredNorm() > 0);
+  st.kickReach = st.kickAngular.norm() * reach;
+  st.spinReach = spin.norm() * reach;
+  return st;
 }
 
 // Two spheres apart: where this step's motion (velocity plus the step's kick,

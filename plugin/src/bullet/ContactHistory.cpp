@@ -14,21 +14,6 @@ void ContactHistory::beginPass() {
   m_sortedPairs = m_pairs.size();  // removal keeps the order
 }
 
-const ContactHistory::ManifoldRecord* ContactHistory::recordOf(const btPersistentManifold* manifold) const {
-  const auto slot = static_cast<std::size_t>(manifold->m_index1a);
-  return slot < m_manifolds.size() && m_manifolds[slot].manifold == manifold ? &m_manifolds[slot] : nullptr;
-}
-
-bool ContactHistory::touchingLastPass(const btPersistentManifold* manifold) const {
-  const ManifoldRecord* h = recordOf(manifold);
-  return h && h->touching + 1 == m_pass;
-}
-
-Scalar ContactHistory::impulseLastPass(const btPersistentManifold* manifold) const {
-  const ManifoldRecord* h = recordOf(manifold);
-  return h && h->loaded + 1 == m_pass ? h->impulse : 0;
-}
-
 // A sphere's contact point slides over it continuously, so a one-point sphere
 // manifold (rebuilt every frame) touching last pass is the same contact. A
 // polyhedron's is a vertex (a capsule's one of its two ends), and a body
@@ -41,16 +26,15 @@ Scalar ContactHistory::impulseLastPass(const btPersistentManifold* manifold) con
 // the body turns: a sphere's point, never further than its diameter, is
 // never new. Static and kinematic sides are not asked: a point slides over
 // them as the dynamic body moves.
-bool ContactHistory::newVertex(const btPersistentManifold& manifold, const btManifoldPoint& point) const {
-  const ManifoldRecord* h = recordOf(&manifold);
-  if (!h || h->single + 1 != m_pass) return false;
+bool ContactHistory::movedVertex(const ManifoldRecord& h, const btPersistentManifold& manifold,
+                                 const btManifoldPoint& point) const {
   const btScalar breaking = manifold.getContactBreakingThreshold();
   const auto moved = [breaking](const btCollisionObject* object, const btVector3& now, const btVector3& before) {
     const btScalar reach = breaking + 2 * object->getCollisionShape()->getMargin();
     return !object->isStaticOrKinematicObject() && (now - before).length2() > reach * reach;
   };
-  return moved(manifold.getBody0(), point.m_localPointA, h->localA) ||
-         moved(manifold.getBody1(), point.m_localPointB, h->localB);
+  return moved(manifold.getBody0(), point.m_localPointA, h.localA) ||
+         moved(manifold.getBody1(), point.m_localPointB, h.localB);
 }
 
 void ContactHistory::recordPass(btPersistentManifold* const* manifolds, int count, Scalar touchingDistance) {
@@ -89,8 +73,7 @@ void ContactHistory::recordPass(btPersistentManifold* const* manifolds, int coun
   }
 }
 
-bool ContactHistory::touchImpactedPair(const btCollisionObject* a, const btCollisionObject* b) {
-  if (m_pairs.empty()) return false;
+bool ContactHistory::findImpactedPair(const btCollisionObject* a, const btCollisionObject* b) {
   const BodyPair pair = pairOf(a, b);
   const auto end = m_pairs.begin() + static_cast<std::ptrdiff_t>(m_sortedPairs);
   const auto found = std::lower_bound(m_pairs.begin(), end, pair,

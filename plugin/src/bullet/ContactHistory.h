@@ -28,21 +28,36 @@ class ContactHistory {
   void beginPass();
   [[nodiscard]] std::uint64_t pass() const { return m_pass; }
 
+  // The look-ups below run for every manifold point of every pass: inline,
+  // and a manifold without a record (or with no single point last pass) costs
+  // a compare, not a call.
+
   /// Whether the manifold had a touching point in the previous pass.
-  [[nodiscard]] bool touchingLastPass(const btPersistentManifold* manifold) const;
+  [[nodiscard]] bool touchingLastPass(const btPersistentManifold* manifold) const {
+    const ManifoldRecord* h = recordOf(manifold);
+    return h && h->touching + 1 == m_pass;
+  }
   /// The largest point impulse Bullet's pass gave it in the previous pass (0 if none).
-  [[nodiscard]] Scalar impulseLastPass(const btPersistentManifold* manifold) const;
+  [[nodiscard]] Scalar impulseLastPass(const btPersistentManifold* manifold) const {
+    const ManifoldRecord* h = recordOf(manifold);
+    return h && h->loaded + 1 == m_pass ? h->impulse : 0;
+  }
   /// Whether \p point is a new vertex of a dynamic body (a polyhedron's
   /// corner, a capsule's other end) whose manifold held a single other point
   /// last pass: its place on that body moved further than Bullet's contact
   /// breaking threshold (within which Bullet's own point cache takes two
   /// points for the same one) plus twice the shape's margin.
-  [[nodiscard]] bool newVertex(const btPersistentManifold& manifold, const btManifoldPoint& point) const;
+  [[nodiscard]] bool newVertex(const btPersistentManifold& manifold, const btManifoldPoint& point) const {
+    const ManifoldRecord* h = recordOf(&manifold);
+    return h && h->single + 1 == m_pass && movedVertex(*h, manifold, point);
+  }
   /// After Bullet's pass: records which manifolds touch and which were loaded.
   void recordPass(btPersistentManifold* const* manifolds, int count, Scalar touchingDistance);
 
   /// Whether the pair had an impact and has stayed in contact since; marks it seen in this pass.
-  bool touchImpactedPair(const btCollisionObject* a, const btCollisionObject* b);
+  bool touchImpactedPair(const btCollisionObject* a, const btCollisionObject* b) {
+    return !m_pairs.empty() && findImpactedPair(a, b);
+  }
   [[nodiscard]] bool anyImpactedPair() const { return !m_pairs.empty(); }
   /// Remembers a pair that took part in an impact of this pass.
   void addImpactedPair(const btCollisionObject* a, const btCollisionObject* b);
@@ -68,7 +83,15 @@ class ContactHistory {
   static BodyPair pairOf(const btCollisionObject* a, const btCollisionObject* b) {
     return a < b ? BodyPair(a, b) : BodyPair(b, a);
   }
-  [[nodiscard]] const ManifoldRecord* recordOf(const btPersistentManifold* manifold) const;
+  [[nodiscard]] const ManifoldRecord* recordOf(const btPersistentManifold* manifold) const {
+    const auto slot = static_cast<std::size_t>(manifold->m_index1a);
+    return slot < m_manifolds.size() && m_manifolds[slot].manifold == manifold ? &m_manifolds[slot] : nullptr;
+  }
+  /// newVertex past its record test: whether the point is that far from last pass's single point.
+  [[nodiscard]] bool movedVertex(const ManifoldRecord& h, const btPersistentManifold& manifold,
+                                 const btManifoldPoint& point) const;
+  /// touchImpactedPair past its empty test.
+  bool findImpactedPair(const btCollisionObject* a, const btCollisionObject* b);
 
   std::uint64_t m_pass = 0;
   std::vector<ManifoldRecord> m_manifolds;

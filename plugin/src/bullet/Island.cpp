@@ -19,6 +19,7 @@ void Island::gatherBodies(btCollisionObject** objects, int count, Scalar dt, con
   m_objects = objects;
   m_count = count;
   m_dt = dt;
+  m_round = 1;  // every body's reachRound is 0 below
   m_report = settings.keepReport ? &report : nullptr;
   bodies.assign(static_cast<std::size_t>(count), IslandBody{});
   for (int i = 0; i < count; ++i) {
@@ -76,6 +77,7 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
   contacts.clear();
   speculative.clear();
   m_ahead.clear();
+  m_pairAsked = nullptr;  // a manifold of the last pass may be at the same address
   m_settings = &settings;
   // Sized by the island (at most MANIFOLD_CACHE_SIZE points per manifold, one
   // ahead point for an empty one) with room to double, so that a step with
@@ -113,23 +115,39 @@ void Island::gatherContacts(btPersistentManifold** manifolds, int count, const S
     }
     for (int j = 0; j < manifold->getNumContacts(); ++j) {
       btManifoldPoint& cp = manifold->getContactPoint(j);
-      IslandContact c;
+      // Made in place (capacity reserved above): most points stay in contacts,
+      // and copying each one in was a tenth of classifying it.
+      IslandContact& c = contacts.emplace_back();
       c.point = &cp;
       c.objectA = objectA;
       c.objectB = objectB;
       c.bodyA = a;
       c.bodyB = b;
       c.normal = toEigen(cp.m_normalWorldOnB);
-      if (!(c.normal.norm() > 0.5) || !c.normal.allFinite()) continue;  // degenerate normal: Bullet's pass only
+      if (!(c.normal.norm() > 0.5) || !c.normal.allFinite()) {  // degenerate normal: Bullet's pass only
+        contacts.pop_back();
+        continue;
+      }
       c.normal.normalize();
       c.offsetA = toEigen(cp.getPositionWorldOnA() - objectA->getWorldTransform().getOrigin());
       c.offsetB = toEigen(cp.getPositionWorldOnB() - objectB->getWorldTransform().getOrigin());
       const std::uint64_t lo = std::min(worldIndex(objectA), worldIndex(objectB));
       const std::uint64_t hi = std::max(worldIndex(objectA), worldIndex(objectB));
       c.key = (lo << 36) ^ (hi << 8) ^ static_cast<std::uint64_t>(j);
-      classify(c, *manifold, settings, history, resting);
+      if (!classify(c, *manifold, settings, history, resting)) {
+        speculative.push_back(c);
+        contacts.pop_back();
+      }
     }
   }
+}
+
+bool Island::pairImpacted(const btPersistentManifold& manifold, const IslandContact& c, ContactHistory& history) {
+  if (m_pairAsked != &manifold) {
+    m_pairAsked = &manifold;
+    m_pairImpacted = history.touchImpactedPair(c.objectA, c.objectB);
+  }
+  return m_pairImpacted;
 }
 
 // The kicks, the Zeno threshold, the partner's bias and the mid-step approach
@@ -157,7 +175,7 @@ void Island::measure(IslandContact& c, const SolverSettings& settings, Scalar& v
 
 // The Zeno rule (SPEC §7): an impact when the mid-step approach exceeds what
 // this step's external forces alone produce, and the contact is not persistent.
-void Island::classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
+bool Island::classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                       ContactHistory& history, RestingPass& resting, bool ownPoint) {
   btManifoldPoint& cp = *c.point;
   Scalar velocityA = 0, velocityB = 0, forcing = 0;
@@ -176,7 +194,7 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
   // never touched before (ContactHistory::newVertex), and stopping it
   // plastically, one vertex a step, let a box tumble into the floor.
   const bool touching = cp.getDistance() <= settings.touchingDistance;
-  const bool impactedPair = touching && history.touchImpactedPair(c.objectA, c.objectB);
+  const bool impactedPair = touching && pairImpacted(manifold, c, history);
   c.newVertex = ownPoint || history.newVertex(manifold, cp);
   const bool persistent = !ownPoint && (cp.m_appliedImpulse > 0 ||
                           (!c.newVertex && manifold.getNumContacts() == 1 && history.touchingLastPass(&manifold)) ||
@@ -196,11 +214,9 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
     const Scalar approachEnd = velocityA - velocityB + c.kick;
     if (approaching && !persistent && -approachEnd * m_dt > Scalar(cp.getDistance())) {
       c.seed = true;
-      contacts.push_back(c);
-      return;
+      return true;
     }
-    speculative.push_back(c);
-    return;
+    return false;
   }
   c.seed = approaching && !persistent;
   // A touching point that already separates needs no push: Bullet's pass
@@ -220,7 +236,14 @@ void Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
     const bool bearsLoad = forcing > 0 && carried > loadImpulse;
     if (!bearsLoad) resting.pushOut(cp);
   }
-  contacts.push_back(c);
+  return true;
+}
+
+void Island::keep(const IslandContact& c, bool touching) {
+  if (touching)
+    contacts.push_back(c);
+  else
+    speculative.push_back(c);
 }
 
 }  // namespace propimpact::bullet_detail

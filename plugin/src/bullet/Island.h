@@ -36,6 +36,13 @@ struct IslandBody {
   /// a compound has one manifold per child with a plane, and its corners
   /// are made once per pair (Island::addPlaneFeatures).
   const btCollisionObject* cornersAgainst = nullptr;
+  /// Island::mayClose's terms of this body (its angular kick and spin times
+  /// its reach), valid while reachRound is the island's round: velocities
+  /// change only between rounds, and a round asks for a body many times.
+  std::uint32_t reachRound = 0;
+  bool reachUnbounded = false;  ///< a turning plane: mayClose has no bound
+  Scalar kickReach = 0;
+  Scalar spinReach = 0;
 };
 
 /// One touching (or speculative) manifold point.
@@ -59,6 +66,7 @@ struct IslandContact {
   /// An ahead point not made yet (point is null): two spheres apart that do
   /// not touch within the step, made only if an impact moves one of them.
   const btPersistentManifold* deferred = nullptr;
+  btScalar gap = 0;         ///< a deferred point's aheadGap (positions do not change within a pass)
   int contact = -1;         ///< index in the current cluster problem
 };
 
@@ -99,9 +107,12 @@ class Island {
 
  private:
   /// \p ownPoint: a point of ours next to Bullet's points of \p manifold
-  /// (addPlaneFeatures), never persistent contact.
-  void classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
+  /// (addPlaneFeatures), never persistent contact. True if the point belongs
+  /// in contacts (touching, or closing within the step), false if in speculative.
+  [[nodiscard]] bool classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, RestingPass& resting, bool ownPoint = false);
+  /// Appends \p c to contacts (\p touching, as classify says) or speculative.
+  void keep(const IslandContact& c, bool touching);
   /// Our own speculative points for the corners of a box, hull or capsule
   /// that a static plane's manifold does not hold (AheadGeometry.h).
   void addPlaneFeatures(const btPersistentManifold& manifold, int a, int b, const SolverSettings& settings,
@@ -112,7 +123,9 @@ class Island {
   /// The ahead point of an empty manifold, today's closest points, into \p c (not classified).
   bool makeAheadPoint(const btPersistentManifold& manifold, int a, int b, IslandContact& c);
   /// Whether a deferred sphere pair's gap could close within the step (a bound; see Island.cpp).
-  [[nodiscard]] bool mayClose(const IslandContact& c) const;
+  [[nodiscard]] bool mayClose(const IslandContact& c);
+  /// A dynamic body's terms of mayClose, computed once per round.
+  const IslandBody& reachTerms(int body);
   /// Makes a deferred ahead point (IslandContact::deferred); false if it has none.
   bool makeDeferredPoint(IslandContact& c);
   void measure(IslandContact& c, const SolverSettings& settings, Scalar& velocityA, Scalar& velocityB,
@@ -124,6 +137,8 @@ class Island {
   /// Re-aims an apart sphere pair's point at the touch within this step; false if there is none.
   bool aimAtTouch(btManifoldPoint& point, const btCollisionObject& a, const btCollisionObject& b, int bodyA, int bodyB) const;
   [[nodiscard]] Vector3 kickAt(int body, const Vector3& offset) const;
+  /// ContactHistory::touchImpactedPair for \p c's pair, asked once per manifold.
+  bool pairImpacted(const btPersistentManifold& manifold, const IslandContact& c, ContactHistory& history);
   /// Names \p body in the report's rejected list (once), if the report is kept.
   void reject(const btCollisionObject* body, const char* reason);
   /// Whether a static or kinematic body has a non-finite position or velocity (rejected if so).
@@ -132,8 +147,13 @@ class Island {
   btCollisionObject** m_objects = nullptr;
   int m_count = 0;
   std::vector<btManifoldPoint> m_ahead;  // addAheadPoint's points, alive until the next gather
+  // pairImpacted's answer for the last manifold asked: every point of a
+  // manifold asks the same, and the pair memory does not change while gathering.
+  const btPersistentManifold* m_pairAsked = nullptr;
+  bool m_pairImpacted = false;
   const SolverSettings* m_settings = nullptr;  // while gathering and in the rounds after
   Scalar m_dt = 0;  // this step's, for whether a speculative point closes within it
+  std::uint32_t m_round = 0;  // gather, then each promotion: when IslandBody::reachRound is current
   StepReport* m_report = nullptr;  // while gathering, when SolverSettings::keepReport
 };
 
