@@ -43,6 +43,38 @@ struct Row {
   bool seed = true;          ///< starts the cluster when growing from seeds.
 };
 
+/// \p start + J v for a row whose coefficients live at \p coefficients: the one
+/// product every stage and the propagation's kernel use, so speeds agree to the bit.
+inline Scalar rowTimes(const Row& row, const Scalar* coefficients, const Scalar* v, Scalar start) {
+  Scalar value = start;
+  for (int t = 0; t < row.termCount; ++t) {
+    const GroupTerm& term = row.terms[t];
+    const Scalar* c = coefficients + term.offset;
+    const Scalar* x = v + term.velocityOffset;
+    if (term.size == 6) {
+      // A rigid body: a fixed-size product the compiler vectorises.
+      value += Eigen::Map<const Vector6>(c).dot(Eigen::Map<const Vector6>(x));
+    } else {
+      for (Index k = 0; k < term.size; ++k) value += c[k] * x[k];
+    }
+  }
+  return value;
+}
+
+/// v += λ w for a row whose w = M⁻¹_c Jᵀ lives at \p w.
+inline void addAlongRow(const Row& row, const Scalar* w, Scalar lambda, Scalar* v) {
+  for (int t = 0; t < row.termCount; ++t) {
+    const GroupTerm& term = row.terms[t];
+    const Scalar* dw = w + term.offset;
+    Scalar* x = v + term.velocityOffset;
+    if (term.size == 6) {
+      Eigen::Map<Vector6>(x) += lambda * Eigen::Map<const Vector6>(dw);
+    } else {
+      for (Index k = 0; k < term.size; ++k) x[k] += lambda * dw[k];
+    }
+  }
+}
+
 /// The rows of one problem, their adjacency per group, and the active list.
 class ContactRows {
  public:
@@ -59,34 +91,11 @@ class ContactRows {
   }
   /// \p start + J_i v (without b_i when start is 0: a velocity change's effect on the row).
   [[nodiscard]] Scalar jacobianTimes(int r, const Scalar* v, Scalar start = 0) const {
-    const Row& row = m_rows[static_cast<std::size_t>(r)];
-    Scalar value = start;
-    for (int t = 0; t < row.termCount; ++t) {
-      const GroupTerm& term = row.terms[t];
-      const Scalar* c = m_coefficientBase + term.offset;
-      const Scalar* x = v + term.velocityOffset;
-      if (term.size == 6) {
-        // A rigid body: a fixed-size product the compiler vectorises.
-        value += Eigen::Map<const Vector6>(c).dot(Eigen::Map<const Vector6>(x));
-      } else {
-        for (Index k = 0; k < term.size; ++k) value += c[k] * x[k];
-      }
-    }
-    return value;
+    return rowTimes(m_rows[static_cast<std::size_t>(r)], m_coefficientBase, v, start);
   }
   /// v += λ M⁻¹_c J_iᵀ.
   void applyImpulse(int r, Scalar lambda, Scalar* v) const {
-    const Row& row = m_rows[static_cast<std::size_t>(r)];
-    for (int t = 0; t < row.termCount; ++t) {
-      const GroupTerm& term = row.terms[t];
-      const Scalar* dw = m_w.data() + term.offset;
-      Scalar* x = v + term.velocityOffset;
-      if (term.size == 6) {
-        Eigen::Map<Vector6>(x) += lambda * Eigen::Map<const Vector6>(dw);
-      } else {
-        for (Index k = 0; k < term.size; ++k) x[k] += lambda * dw[k];
-      }
-    }
+    addAlongRow(m_rows[static_cast<std::size_t>(r)], m_w.data(), lambda, v);
   }
   /// Approaching beyond the feasibility threshold and the row's resting speed.
   [[nodiscard]] bool infeasible(int r, Scalar relativeVelocity, Scalar threshold) const {

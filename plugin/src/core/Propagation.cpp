@@ -10,8 +10,8 @@ namespace {
 // locals: the loop's stores through char (m_reached) may alias any member, so
 // through ContactRows' accessors every base pointer was loaded again per row
 // (a fifth of the propagation's instructions, callgrind on the core chain).
-// velocity() and applyImpulse() are ContactRows' arithmetic, operation for
-// operation, so every speed and velocity is the same to the bit.
+// velocity() and applyImpulse() are ContactRows' own row functions
+// (rowTimes, addAlongRow), so every speed and velocity is the same to the bit.
 struct RowKernel {
   const Row* rows;
   const Scalar* coefficients;
@@ -23,32 +23,8 @@ struct RowKernel {
       : rows(r.rowData()), coefficients(r.coefficientData()), w(r.wData()),
         adjacencyStart(r.adjacencyStartData()), adjacency(r.adjacencyData()) {}
 
-  [[nodiscard]] Scalar velocity(const Row& row, const Scalar* v) const {
-    Scalar value = row.bias;
-    for (int t = 0; t < row.termCount; ++t) {
-      const GroupTerm& term = row.terms[t];
-      const Scalar* c = coefficients + term.offset;
-      const Scalar* x = v + term.velocityOffset;
-      if (term.size == 6) {
-        value += Eigen::Map<const Vector6>(c).dot(Eigen::Map<const Vector6>(x));
-      } else {
-        for (Index k = 0; k < term.size; ++k) value += c[k] * x[k];
-      }
-    }
-    return value;
-  }
-  void applyImpulse(const Row& row, Scalar lambda, Scalar* v) const {
-    for (int t = 0; t < row.termCount; ++t) {
-      const GroupTerm& term = row.terms[t];
-      const Scalar* dw = w + term.offset;
-      Scalar* x = v + term.velocityOffset;
-      if (term.size == 6) {
-        Eigen::Map<Vector6>(x) += lambda * Eigen::Map<const Vector6>(dw);
-      } else {
-        for (Index k = 0; k < term.size; ++k) x[k] += lambda * dw[k];
-      }
-    }
-  }
+  [[nodiscard]] Scalar velocity(const Row& row, const Scalar* v) const { return rowTimes(row, coefficients, v, row.bias); }
+  void applyImpulse(const Row& row, Scalar lambda, Scalar* v) const { addAlongRow(row, w, lambda, v); }
 };
 
 }  // namespace
