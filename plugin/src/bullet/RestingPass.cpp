@@ -1,9 +1,116 @@
 #include "RestingPass.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace propimpact::bullet_detail {
+namespace {
+
+// A 0/1 angular factor that locks one or two axes. Fractional factors have no
+// symmetric metric (Bullet's rows stay, README); with all three locked both
+// forms give no angular part.
+bool locksSomeAngularAxis(const btVector3& factor) {
+  int locked = 0;
+  for (int k = 0; k < 3; ++k) {
+    if (factor[k] == 0) ++locked;
+    else if (factor[k] != 1) return false;
+  }
+  return locked == 1 || locked == 2;
+}
+
+// S (SᵀIS)⁻¹ Sᵀ (SPEC §1) from the world inverse inertia, as the core forms it
+// (RigidBlocks.cpp): locking axis k is the constraint ω_k = 0, whose admissible
+// metric is the Schur complement I⁻¹ − I⁻¹e_k e_kᵀI⁻¹ / I⁻¹_kk, row and column k zero.
+btMatrix3x3 lockedMetric(const btMatrix3x3& inverseInertia, const btVector3& factor) {
+  btMatrix3x3 m = inverseInertia;
+  btScalar scale = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) scale = std::max(scale, btFabs(m[i][j]));
+  for (int k = 0; k < 3; ++k) {
+    if (factor[k] != 0) continue;
+    const btVector3 column = m.getColumn(k);
+    const btScalar pivot = column[k];
+    if (pivot > btScalar(1e-14) * scale)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) m[i][j] -= column[i] * column[j] / pivot;
+    for (int i = 0; i < 3; ++i) m[k][i] = m[i][k] = 0;
+  }
+  return m;
+}
+
+}  // namespace
+
+// Bullet sets up a row of a body with an angular factor f as
+// Δω = I⁻¹(r × n)·f per unit impulse, with the effective mass that implies:
+// m⁻¹ + (I⁻¹t ∘ f)·t. That is not the metric of a body whose axes are locked
+// (SPEC §1: the symmetric S(SᵀIS)⁻¹Sᵀ), and once the body is turned so that
+// I⁻¹ couples a locked axis with a free one, (I⁻¹t ∘ f)·t can be negative:
+// a row with an effective mass near zero gives any impulse. World fuzz finding
+// world-zero-gravity-pass-gives-a-box-3e7-j-at-240-hz: a 1.6 kg box free about
+// z only (inverse inertias 3.3, 1,677 and 0.13) overlapping a 70 kg compound
+// in zero gravity took 9,984 N·s from one contact row and left at 6 km/s
+// (3.1e7 J from 4.9 J); stock Bullet's pass from the same state does the same,
+// and its own run of that world took the box from 0.48 to 753 J in 12 substeps.
+// Every row of such a body gets the symmetric metric's component and
+// effective mass; Bullet's targets (velocity error times the effective mass)
+// are rescaled and its warm start is applied again with the new component.
+void PushOutSolver::symmetriseLockedRows() {
+  const auto count = static_cast<std::size_t>(m_tmpSolverBodyPool.size());
+  m_locked.assign(count, 0);
+  if (m_lockedMetric.size() < count) m_lockedMetric.resize(count);
+  bool any = false;
+  for (std::size_t k = 0; k < count; ++k) {
+    const btRigidBody* body = m_tmpSolverBodyPool[static_cast<int>(k)].m_originalBody;
+    if (!body || !locksSomeAngularAxis(body->getAngularFactor())) continue;
+    m_lockedMetric[k] = lockedMetric(body->getInvInertiaTensorWorld(), body->getAngularFactor());
+    m_locked[k] = 1;
+    any = true;
+  }
+  if (!any) return;
+  // Bullet's m_cfm is relative to the effective mass for contact rows only.
+  symmetriseRows(m_tmpSolverContactConstraintPool, m_sorRelaxation, false, true);
+  symmetriseRows(m_tmpSolverContactFrictionConstraintPool, m_sorRelaxation, false, false);
+  // Joint rows: Bullet's effective mass takes I⁻¹ without the factor, its
+  // impulses the factor (btSequentialImpulseConstraintSolver::convertJoint).
+  symmetriseRows(m_tmpSolverNonContactConstraintPool, 1, true, false);
+}
+
+// \p relaxation: Bullet's m_jacDiagABInv = relaxation / (its effective inverse mass).
+void PushOutSolver::symmetriseRows(btConstraintArray& rows, btScalar relaxation, bool bulletSumIgnoresFactor,
+                                   bool cfmScaled) {
+  for (int r = 0; r < rows.size(); ++r) {
+    btSolverConstraint& row = rows[r];
+    const int ids[2] = {row.m_solverBodyIdA, row.m_solverBodyIdB};
+    if (!m_locked[static_cast<std::size_t>(ids[0])] && !m_locked[static_cast<std::size_t>(ids[1])]) continue;
+    // A row Bullet disabled (no mobility, jacDiag 0) stays disabled; a
+    // negative one is what this corrects.
+    if (row.m_jacDiagABInv == 0 || !std::isfinite(row.m_jacDiagABInv)) continue;
+    btScalar sum = relaxation / row.m_jacDiagABInv;
+    for (int side = 0; side < 2; ++side) {
+      const auto id = static_cast<std::size_t>(ids[side]);
+      if (!m_locked[id]) continue;
+      btSolverBody& solverBody = m_tmpSolverBodyPool[ids[side]];
+      const btVector3& torqueAxis = side == 0 ? row.m_relpos1CrossNormal : row.m_relpos2CrossNormal;
+      btVector3& component = side == 0 ? row.m_angularComponentA : row.m_angularComponentB;
+      const btVector3 before = bulletSumIgnoresFactor
+                                   ? solverBody.m_originalBody->getInvInertiaTensorWorld() * torqueAxis
+                                   : component;
+      const btVector3 after = m_lockedMetric[id] * torqueAxis;
+      sum += torqueAxis.dot(after - before);
+      // Bullet's warm start applied Δω = component · λ (on either side, its
+      // signs cancel for B); move it onto the new component.
+      solverBody.internalApplyImpulse(btVector3(0, 0, 0), after - component, row.m_appliedImpulse);
+      component = after;
+    }
+    const btScalar jacobian = sum > SIMD_EPSILON ? relaxation / sum : btScalar(0);
+    const btScalar ratio = jacobian / row.m_jacDiagABInv;
+    row.m_jacDiagABInv = jacobian;
+    row.m_rhs *= ratio;
+    row.m_rhsPenetration *= ratio;
+    if (cfmScaled) row.m_cfm *= ratio;
+  }
+}
 
 btScalar PushOutSolver::solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies,
                                                      btPersistentManifold** manifolds, int numManifolds,
@@ -11,6 +118,8 @@ btScalar PushOutSolver::solveGroupCacheFriendlySetup(btCollisionObject** bodies,
                                                      const btContactSolverInfo& info, btIDebugDraw* debugDrawer) {
   const btScalar result = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
       bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
+  m_sorRelaxation = info.m_sor;
+  symmetriseLockedRows();
   if (points.empty()) return result;
   // The rows of listed points have ERP 0 (no positional term in m_rhs); give
   // them the split-impulse term Bullet gives a deep overlap, at its contact

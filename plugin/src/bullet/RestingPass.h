@@ -19,6 +19,10 @@ namespace propimpact::bullet_detail {
 /// Bullet's split-impulse (position-only) correction of their overlap beyond
 /// a slop, whatever the world's split-impulse threshold. Every other row is
 /// set up exactly as Bullet sets it up.
+/// Rows of a body with locked angular axes (a 0/1 angular factor with a
+/// zero) are set up with the symmetric metric S (SᵀIS)⁻¹ Sᵀ instead of
+/// Bullet's I⁻¹·(r × n)·factor (SPEC §1), whose effective mass can be zero
+/// or negative (symmetriseLockedRows).
 class PushOutSolver : public btSequentialImpulseConstraintSolver {
  public:
   std::vector<const btManifoldPoint*> points;  ///< sorted before the pass
@@ -37,6 +41,14 @@ class PushOutSolver : public btSequentialImpulseConstraintSolver {
 
  private:
   bool pushedAnyContactShut(btScalar dt);
+  /// Gives every row of a body with locked angular axes the symmetric metric's
+  /// angular component and effective mass (targets rescaled, warm start redone).
+  void symmetriseLockedRows();
+  void symmetriseRows(btConstraintArray& rows, btScalar relaxation, bool bulletSumIgnoresFactor, bool cfmScaled);
+
+  std::vector<btMatrix3x3> m_lockedMetric;  // per solver body: S (SᵀIS)⁻¹ Sᵀ, world frame
+  std::vector<char> m_locked;               // per solver body: whether its rows are changed
+  btScalar m_sorRelaxation = 1;             // this pass's btContactSolverInfo::m_sor
 };
 
 /// Collects what Bullet's pass must and must not see; runs it; restores.
