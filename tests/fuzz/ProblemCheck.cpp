@@ -34,6 +34,9 @@ namespace {
 struct JointMetricCheck {
   MatrixX admissible;
   MatrixX admissibleFactor;  // F with admissible = F Fᵀ; empty without joints
+  // L (A⁺)ᵀ = L U_r Σ_r⁻¹ V_rᵀ: times B v, the joints' violating part of v,
+  // C v = M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺B v, within the rank cut-off; empty without joints.
+  MatrixX constraintTransfer;
   Scalar dropped = 0;
 };
 
@@ -46,7 +49,7 @@ JointMetricCheck jointMetric(const ImpactProblem& p, const MatrixX& minv) {
   const Eigen::SelfAdjointEigenSolver<MatrixX> eig(minv);
   const MatrixX factor = eig.eigenvectors() * eig.eigenvalues().cwiseMax(Scalar(0)).cwiseSqrt().asDiagonal();
   const MatrixX a = factor.transpose() * p.denseBilateralJacobian().transpose();
-  const Eigen::JacobiSVD<MatrixX> svd(a, Eigen::ComputeFullU);
+  const Eigen::JacobiSVD<MatrixX> svd(a, Eigen::ComputeFullU | Eigen::ComputeFullV);
   const VectorX& values = svd.singularValues();
   Index rank = 0;
   for (Index k = 0; k < values.size(); ++k) {
@@ -57,6 +60,9 @@ JointMetricCheck jointMetric(const ImpactProblem& p, const MatrixX& minv) {
   }
   out.admissibleFactor = factor * svd.matrixU().rightCols(a.rows() - rank);
   out.admissible = out.admissibleFactor * out.admissibleFactor.transpose();
+  const VectorX inverted = values.head(rank).cwiseInverse();
+  out.constraintTransfer =
+      factor * svd.matrixU().leftCols(rank) * inverted.asDiagonal() * svd.matrixV().leftCols(rank).transpose();
   return out;
 }
 
@@ -244,6 +250,19 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
       const Scalar unit = std::sqrt(std::max(dk, Scalar(1e-13) * bj.row(k).squaredNorm() * minv.cwiseAbs().maxCoeff()));
       if (dk > 0 && std::abs(error[k]) / std::sqrt(dk) > tol.feasibility * scale) prescribedMotion = true;
       if (unit > 0 && std::abs(driven[k]) / unit > tol.feasibility * scale) prescribedMotion = true;
+    }
+    // The joints' error itself, C v0, is motion no impulse changes either:
+    // with jointErrorAsBias the resolver carries it into every contact as a
+    // constant (ContactRows::addConstantVelocity, PlasticStage::biased), so
+    // it is prescribed motion by the rule for locked-axis motion above: the
+    // contact's speed per its own unit normal, not the joint's. One joint's error, 2.2e-10 of the
+    // scale per its unit normal, reached a contact the joints nearly lock at
+    // 1.3e-5, with no feasible outcome but through a dense block's 1e17
+    // modes (finding 9dof-2-joints-capped-plastic-energy-gain-91x-seed-14).
+    if (o.jointErrorAsBias) {
+      const VectorX carried = j * (metric.constraintTransfer * error);
+      for (int i = 0; i < m; ++i)
+        if (movable[i] != 0 && std::abs(carried[i]) / std::sqrt(d[i]) > tol.feasibility * scale) prescribedMotion = true;
     }
   }
   // Prescribed motion can leave no feasible outcome at all (nothing can move

@@ -1,0 +1,52 @@
+// Fuzz findings where the check misread what the joints do (tests/fuzz/
+// ProblemCheck.cpp). Inputs in tests/regression/findings/.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "FindingFile.h"
+#include "ProblemFuzzer.h"
+#include "propimpact/core/ImpactResolver.h"
+
+namespace propimpact {
+namespace {
+
+// Found by scripts/fuzz --seed 14 --runs 4000 (2026-11-24): a 1-dof block
+// that both joint rows lock, moving at 0.18 (a joint error the generator kept
+// on purpose), and an 8-dof dense block with two modes of mass 1e3 and six of
+// 1e17. Three of its contacts join the two blocks; one is an exactly opposing
+// pair, so that contact must end at relative speed 0. With jointErrorAsBias
+// the locked block's motion is carried into the contacts as a constant, like a
+// paddle, at 1.3e-5 of the scale per unit normal of the pair (the joints
+// leave it d = 2.9e-10 of its reference), although per unit normal of the
+// joint it is 2.2e-10 of the scale. The two light modes alone cannot meet all
+// three contacts (the least violation is 117 per unit normal); only the 1e17
+// modes can, and the plastic outcome, min ½‖Δv‖²_M over the feasible set, then
+// costs ½‖Δv‖²_M = 1.33e17 (enumerated in long double against the given M):
+// the energy goes from 1.41e15 to 1.30e17, the prescribed motion's work. The
+// resolver counted the impact as biased; the check measured the joint error
+// per unit normal of the joint only and demanded no gain. It now counts a
+// carried joint error as prescribed motion by the rule it applies to motion
+// along locked axes: a contact that sees it above the feasibility tolerance
+// per its own unit normal.
+TEST(FuzzFindings, JointErrorCarriedIntoAContactIsPrescribedMotion) {
+  const std::string finding = "9dof-2-joints-capped-plastic-energy-gain-91x-seed-14";
+  fuzz::Case c = regression::loadFinding(finding);
+  ImpactResolver resolver;
+  const ImpactResult r = resolver.resolve(c.problem, c.options);
+  EXPECT_TRUE(r.capHit);
+  EXPECT_EQ(r.fallback, Fallback::PlasticFromCapped);
+  EXPECT_GT(r.energyAfter, 50 * r.energyBefore);  // the paddle's work, 91 x
+  // Without the carried error the same impact loses energy: the gain is the
+  // joint error's, not the reflections' or the plastic solve's.
+  ResolveOptions admissibleOnly = c.options;
+  admissibleOnly.jointErrorAsBias = false;
+  const ImpactResult without = resolver.resolve(c.problem, admissibleOnly);
+  EXPECT_LE(without.energyAfter, without.energyBefore);
+  EXPECT_EQ(fuzz::check(c.problem, admissibleOnly, without), "") << finding;
+  EXPECT_EQ(fuzz::resolveAndCheck(c), "") << finding;
+}
+
+}  // namespace
+}  // namespace propimpact
