@@ -388,6 +388,7 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   if (p.bilateralCount() > 0) {
     const MatrixX bj = p.denseBilateralJacobian();
     const Scalar dropped = metric.dropped;
+    const VectorX jointReferences = rowReferences(p, bj, minv);
     for (Index k = 0; k < bj.rows(); ++k) {
       const Scalar dk = bj.row(k) * minv * bj.row(k).transpose();
       const Scalar change = bj.row(k).dot(r.velocity - v0);
@@ -403,7 +404,14 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
       // meaningful unit normal; the impact must leave it alone to round-off of
       // the velocities it sees, |b|·(|v0| + |Δv|).
       const Scalar reference = bj.row(k).squaredNorm() * minv.cwiseAbs().maxCoeff();
-      if (!(dk > 1e-13 * reference)) {
+      // "Barely moves" is measured against the bodies the joint ties,
+      // |b|²·max|M⁻¹| over its joint-connected group, as for contacts
+      // (rowReferences) and in the resolver (JointMetric.cpp, kHeavyJoint),
+      // not against the lightest body anywhere in the problem: a joint on an
+      // isotropic 9.3e10 kg block (b M⁻¹ bᵀ = |b|²/m exactly) counted as
+      // immobile because an unrelated block had M⁻¹ = 274 (finding
+      // 38dof-2-joints-one-contact-impulse-1e15-moved-an-immobile-joint-unseeded).
+      if (!(dk > 1e-13 * jointReferences[k])) {
         const Scalar seenSize = bj.row(k).norm() * (v0.norm() + (r.velocity - v0).norm());
         if (std::abs(change) > tol.feasibility * seenSize + 1e-300) {
           fail << "immobile bilateral row " << k << " velocity error changed by " << change;

@@ -1,5 +1,6 @@
 // Fuzz findings where the check misread what the joints do (tests/fuzz/
-// ProblemCheck.cpp). Inputs in tests/regression/findings/.
+// ProblemCheck.cpp): a joint's velocity error carried into the contacts, and a
+// joint on a heavy body. Inputs in tests/regression/findings/.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -45,6 +46,37 @@ TEST(FuzzFindings, JointErrorCarriedIntoAContactIsPrescribedMotion) {
   const ImpactResult without = resolver.resolve(c.problem, admissibleOnly);
   EXPECT_LE(without.energyAfter, without.energyBefore);
   EXPECT_EQ(fuzz::check(c.problem, admissibleOnly, without), "") << finding;
+  EXPECT_EQ(fuzz::resolveAndCheck(c), "") << finding;
+}
+
+// Found by an unseeded scripts/fuzz --seconds 300 run (2026-11-24, libFuzzer
+// seed 1552641492): six dense blocks, two joint rows, one elastic contact.
+// Joint 1 acts on block 0 alone, an isotropic block of mass 9.3e10 per dof,
+// so b M⁻¹ bᵀ = |b|²/m = 6.5e-15 is all the mobility that block has; joint 0
+// ties block 0 to block 3. Joint 1's column of A = LᵀBᵀ is 2e-7 of joint 0's,
+// below the documented rank cut-off (1e-6 of the largest singular value),
+// which the resolver and the check share: it is dropped and enforced only to
+// the dropped part. The contact on block 0 is an ordinary row (d = 6e-6 of its
+// reference; d equals J M⁻¹ Jᵀ since nothing projects it), and one elastic
+// reflection with the impulse 1.03e15 that a 9.3e10 kg body approaching at
+// 3.9 needs keeps the energy. The check then called joint 1 immobile, b M⁻¹ bᵀ
+// below 1e-13 of |b|² times the largest |M⁻¹| in the whole problem (274, from
+// an unrelated block), and allowed it round-off only. It now measures against
+// the joint's own joint-connected group, as it does for contacts and as the
+// resolver does (kHeavyJoint), and the dropped-joint bound applies.
+TEST(FuzzFindings, JointOnAHeavyBodyIsMeasuredAgainstItsOwnBodies) {
+  const std::string finding = "38dof-2-joints-one-contact-impulse-1e15-moved-an-immobile-joint-unseeded";
+  fuzz::Case c = regression::loadFinding(finding);
+  const ImpactProblem& p = c.problem;
+  ASSERT_EQ(p.contactCount(), 1);
+  ASSERT_EQ(p.bilateralCount(), 2);
+  ImpactResolver resolver;
+  const ImpactResult r = resolver.resolve(p, c.options);
+  EXPECT_EQ(r.ignoredRows, 0);
+  EXPECT_EQ(r.reflections, 1);
+  EXPECT_GT(r.impulses[0], 1e15);
+  EXPECT_LE(std::abs(fuzz::energyChange(p, p.velocity(), r.velocity)), 1e-12 * r.energyBefore);
+  EXPECT_GT(fuzz::droppedJointSingularValue(p), 0);  // joint 1, by the documented cut-off
   EXPECT_EQ(fuzz::resolveAndCheck(c), "") << finding;
 }
 
