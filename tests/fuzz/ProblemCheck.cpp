@@ -34,6 +34,9 @@ namespace {
 struct JointMetricCheck {
   MatrixX admissible;
   MatrixX admissibleFactor;  // F with admissible = F Fᵀ; empty without joints
+  // L (A⁺)ᵀ = L U_r Σ_r⁻¹ V_rᵀ: times B v, the joints' violating part of v,
+  // C v = M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺B v, within the rank cut-off; empty without joints.
+  MatrixX constraintTransfer;
   Scalar dropped = 0;
 };
 
@@ -46,7 +49,7 @@ JointMetricCheck jointMetric(const ImpactProblem& p, const MatrixX& minv) {
   const Eigen::SelfAdjointEigenSolver<MatrixX> eig(minv);
   const MatrixX factor = eig.eigenvectors() * eig.eigenvalues().cwiseMax(Scalar(0)).cwiseSqrt().asDiagonal();
   const MatrixX a = factor.transpose() * p.denseBilateralJacobian().transpose();
-  const Eigen::JacobiSVD<MatrixX> svd(a, Eigen::ComputeFullU);
+  const Eigen::JacobiSVD<MatrixX> svd(a, Eigen::ComputeFullU | Eigen::ComputeFullV);
   const VectorX& values = svd.singularValues();
   Index rank = 0;
   for (Index k = 0; k < values.size(); ++k) {
@@ -57,6 +60,9 @@ JointMetricCheck jointMetric(const ImpactProblem& p, const MatrixX& minv) {
   }
   out.admissibleFactor = factor * svd.matrixU().rightCols(a.rows() - rank);
   out.admissible = out.admissibleFactor * out.admissibleFactor.transpose();
+  const VectorX inverted = values.head(rank).cwiseInverse();
+  out.constraintTransfer =
+      factor * svd.matrixU().leftCols(rank) * inverted.asDiagonal() * svd.matrixV().leftCols(rank).transpose();
   return out;
 }
 
@@ -84,54 +90,6 @@ MatrixX admissibleInverseMass(const ImpactProblem& p) { return jointMetric(p, p.
 /// (1e-6 of the largest) drops: joint rows within that of the others' span are
 /// treated as dependent and enforced only to it. Zero when none is dropped.
 Scalar droppedJointSingularValue(const ImpactProblem& p) { return jointMetric(p, p.denseInverseMass()).dropped; }
-
-/// Per block, a representative block of its joint-connected group (blocks
-/// that bilateral rows tie together share one).
-std::vector<int> jointGroups(const ImpactProblem& p) {
-  std::vector<int> parent(static_cast<std::size_t>(p.blockCount()));
-  for (int b = 0; b < p.blockCount(); ++b) parent[static_cast<std::size_t>(b)] = b;
-  const auto root = [&](int b) {
-    while (parent[static_cast<std::size_t>(b)] != b) b = parent[static_cast<std::size_t>(b)];
-    return b;
-  };
-  for (int k = 0; k < p.bilateralCount(); ++k) {
-    const RowLayout& row = p.bilateral(k);
-    if (row.terms[1].block != kNoBlock) parent[static_cast<std::size_t>(root(row.terms[0].block))] = root(row.terms[1].block);
-  }
-  for (int b = 0; b < p.blockCount(); ++b) parent[static_cast<std::size_t>(b)] = root(b);
-  return parent;
-}
-
-/// The largest κ(M) over the groups of blocks joints tie together (blocks
-/// without joints do not count): max eigenvalue of the group's M over its
-/// smallest positive one.
-Scalar jointGroupConditioning(const ImpactProblem& p) {
-  const int blocks = p.blockCount();
-  const std::vector<int> group = jointGroups(p);
-  const auto root = [&](int b) { return group[static_cast<std::size_t>(b)]; };
-  std::vector<char> jointed(static_cast<std::size_t>(blocks), 0);
-  for (int k = 0; k < p.bilateralCount(); ++k)
-    for (const RowTerm& t : p.bilateral(k).terms)
-      if (t.block != kNoBlock) jointed[static_cast<std::size_t>(t.block)] = 1;
-  const MatrixX mass = p.denseMass();
-  std::vector<Scalar> largest(static_cast<std::size_t>(blocks), 0), smallest(static_cast<std::size_t>(blocks), INFINITY);
-  for (int b = 0; b < blocks; ++b) {
-    if (!jointed[static_cast<std::size_t>(b)]) continue;
-    const BlockLayout& layout = p.block(b);
-    const Eigen::SelfAdjointEigenSolver<MatrixX> eig(
-        mass.block(layout.velocityOffset, layout.velocityOffset, layout.size, layout.size), Eigen::EigenvaluesOnly);
-    const Scalar top = eig.eigenvalues().maxCoeff();
-    const auto g = static_cast<std::size_t>(root(b));
-    largest[g] = std::max(largest[g], top);
-    for (Index k = 0; k < layout.size; ++k)
-      if (eig.eigenvalues()[k] > 1e-12 * top) smallest[g] = std::min(smallest[g], eig.eigenvalues()[k]);
-  }
-  Scalar conditioning = 1;
-  for (int b = 0; b < blocks; ++b)
-    if (largest[static_cast<std::size_t>(b)] > 0)
-      conditioning = std::max(conditioning, largest[static_cast<std::size_t>(b)] / smallest[static_cast<std::size_t>(b)]);
-  return conditioning;
-}
 
 namespace {
 
@@ -293,6 +251,19 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
       if (dk > 0 && std::abs(error[k]) / std::sqrt(dk) > tol.feasibility * scale) prescribedMotion = true;
       if (unit > 0 && std::abs(driven[k]) / unit > tol.feasibility * scale) prescribedMotion = true;
     }
+    // The joints' error itself, C v0, is motion no impulse changes either:
+    // with jointErrorAsBias the resolver carries it into every contact as a
+    // constant (ContactRows::addConstantVelocity, PlasticStage::biased), so
+    // it is prescribed motion by the rule for locked-axis motion above: the
+    // contact's speed per its own unit normal, not the joint's. One joint's error, 2.2e-10 of the
+    // scale per its unit normal, reached a contact the joints nearly lock at
+    // 1.3e-5, with no feasible outcome but through a dense block's 1e17
+    // modes (finding 9dof-2-joints-capped-plastic-energy-gain-91x-seed-14).
+    if (o.jointErrorAsBias) {
+      const VectorX carried = j * (metric.constraintTransfer * error);
+      for (int i = 0; i < m; ++i)
+        if (movable[i] != 0 && std::abs(carried[i]) / std::sqrt(d[i]) > tol.feasibility * scale) prescribedMotion = true;
+    }
   }
   // Prescribed motion can leave no feasible outcome at all (nothing can move
   // it); the report must then say how far off the plastic solve stayed.
@@ -417,6 +388,7 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   if (p.bilateralCount() > 0) {
     const MatrixX bj = p.denseBilateralJacobian();
     const Scalar dropped = metric.dropped;
+    const VectorX jointReferences = rowReferences(p, bj, minv);
     for (Index k = 0; k < bj.rows(); ++k) {
       const Scalar dk = bj.row(k) * minv * bj.row(k).transpose();
       const Scalar change = bj.row(k).dot(r.velocity - v0);
@@ -432,7 +404,14 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
       // meaningful unit normal; the impact must leave it alone to round-off of
       // the velocities it sees, |b|·(|v0| + |Δv|).
       const Scalar reference = bj.row(k).squaredNorm() * minv.cwiseAbs().maxCoeff();
-      if (!(dk > 1e-13 * reference)) {
+      // "Barely moves" is measured against the bodies the joint ties,
+      // |b|²·max|M⁻¹| over its joint-connected group, as for contacts
+      // (rowReferences) and in the resolver (JointMetric.cpp, kHeavyJoint),
+      // not against the lightest body anywhere in the problem: a joint on an
+      // isotropic 9.3e10 kg block (b M⁻¹ bᵀ = |b|²/m exactly) counted as
+      // immobile because an unrelated block had M⁻¹ = 274 (finding
+      // 38dof-2-joints-one-contact-impulse-1e15-moved-an-immobile-joint-unseeded).
+      if (!(dk > 1e-13 * jointReferences[k])) {
         const Scalar seenSize = bj.row(k).norm() * (v0.norm() + (r.velocity - v0).norm());
         if (std::abs(change) > tol.feasibility * seenSize + 1e-300) {
           fail << "immobile bilateral row " << k << " velocity error changed by " << change;
