@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "Capacity.h"
 #include "propimpact/core/Errors.h"
@@ -114,6 +115,32 @@ bool commonFreeBody(const RigidBodyInput& body, AngularPart inverseInertia, Angu
   return inertiaProbe == 0 && inertiaLargest * inertiaScale <= 1e12;
 }
 
+// The common free body (commonFreeBody) written where its block will live,
+// at \p offset of the mass storage: the storage is grown and the new block's
+// zeros written first (pushRigidBlock's rule), and ImpactProblem adds the
+// block only when this returns true, once the body passed every check.
+// M = diag(m) ⊕ inertia, M⁻¹ = diag(1/m) ⊕ inverse inertia (the linear
+// factors are all 1).
+bool writeCommonFreeBody(const RigidBodyInput& body, Index offset, std::vector<Scalar>& massStorage,
+                         std::vector<Scalar>& inverseMassStorage, Index& rigidZeroEntries) {
+  detail::growWithin(massStorage, static_cast<std::size_t>(offset + 36));
+  detail::growWithin(inverseMassStorage, static_cast<std::size_t>(offset + 36));
+  Eigen::Map<Matrix6> mass(massStorage.data() + offset);
+  Eigen::Map<Matrix6> inverseMass(inverseMassStorage.data() + offset);
+  if (offset + 36 > rigidZeroEntries) {
+    mass.setZero();
+    inverseMass.setZero();
+    if (offset == rigidZeroEntries) rigidZeroEntries += 36;
+  }
+  if (!commonFreeBody(body, AngularPart(inverseMass.data() + 21), AngularPart(mass.data() + 21))) return false;
+  const Scalar m = 1 / body.inverseMass;
+  for (int k = 0; k < 3; ++k) {
+    inverseMass(k, k) = body.inverseMass;
+    mass(k, k) = m;
+  }
+  return true;
+}
+
 }  // namespace
 
 namespace {
@@ -148,36 +175,15 @@ void removeRoundOffMobility(Matrix3& metric, const Vector3& angularFactor, Scala
 }  // namespace
 
 int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
-  {
-    // The common free body is written where its block will live: the storage
-    // is grown and the new block's zeros written first (pushRigidBlock's
-    // rule), and the block is added only once the body passed every check.
-    const Index offset = m_matrixEntries;
-    detail::growWithin(m_mass, static_cast<std::size_t>(offset + 36));
-    detail::growWithin(m_inverseMass, static_cast<std::size_t>(offset + 36));
-    Eigen::Map<Matrix6> mass(m_mass.data() + offset);
-    Eigen::Map<Matrix6> inverseMass(m_inverseMass.data() + offset);
-    if (offset + 36 > m_rigidZeroEntries) {
-      mass.setZero();
-      inverseMass.setZero();
-      if (offset == m_rigidZeroEntries) m_rigidZeroEntries += 36;
+  if (writeCommonFreeBody(body, m_matrixEntries, m_mass, m_inverseMass, m_rigidZeroEntries)) {
+    const int id = addBlock(6);
+    m_blocks.back().rigid = true;
+    Scalar* v = m_velocity.data() + m_blocks.back().velocityOffset;
+    for (int k = 0; k < 3; ++k) {
+      v[k] = body.linearVelocity[k];
+      v[3 + k] = body.angularVelocity[k];
     }
-    if (commonFreeBody(body, AngularPart(inverseMass.data() + 21), AngularPart(mass.data() + 21))) {
-      const int id = addBlock(6);
-      m_blocks.back().rigid = true;
-      // M = diag(m) ⊕ inertia, M⁻¹ = diag(1/m) ⊕ inverse inertia (the linear factors are all 1).
-      const Scalar m = 1 / body.inverseMass;
-      for (int k = 0; k < 3; ++k) {
-        inverseMass(k, k) = body.inverseMass;
-        mass(k, k) = m;
-      }
-      Scalar* v = m_velocity.data() + m_blocks.back().velocityOffset;
-      for (int k = 0; k < 3; ++k) {
-        v[k] = body.linearVelocity[k];
-        v[3 + k] = body.angularVelocity[k];
-      }
-      return id;
-    }
+    return id;
   }
   // Finiteness and symmetry of the inverse inertia in one pass of scalar
   // code (Eigen's reductions were a third of this function's cost).
