@@ -31,18 +31,19 @@ void ContactRows::build(const SolverBodies& bodies, Scalar restingPerUnitRow) {
     if (input.bias != 0) m_anyBias = true;
     if (!inPlace) {
       buildJoinedTerms(bodies, i, row);
-      continue;
+    } else {
+      for (const RowTerm& t : input.terms) {
+        if (t.block == kNoBlock) continue;
+        const int group = bodies.groupOf(t.block);
+        const Group& g = bodies.groups()[static_cast<std::size_t>(group)];
+        GroupTerm& term = row.terms[row.termCount++];
+        term.group = group;
+        term.offset = t.coefficientOffset;
+        term.velocityOffset = g.offset;
+        term.size = g.size;
+      }
     }
-    for (const RowTerm& t : input.terms) {
-      if (t.block == kNoBlock) continue;
-      const int group = bodies.groupOf(t.block);
-      const Group& g = bodies.groups()[static_cast<std::size_t>(group)];
-      GroupTerm& term = row.terms[row.termCount++];
-      term.group = group;
-      term.offset = t.coefficientOffset;
-      term.velocityOffset = g.offset;
-      term.size = g.size;
-    }
+    row.sixDofTerms = row.termCount > 0 && row.terms[0].size == 6 && (row.termCount == 1 || row.terms[1].size == 6);
   }
   m_coefficientBase = inPlace ? p.rowData() : m_coefficients.data();
   const auto entries = static_cast<std::size_t>(inPlace ? p.rowEntryCount() : static_cast<Index>(m_coefficients.size()));

@@ -41,19 +41,31 @@ struct Row {
   Scalar restitution = 1;
   std::uint64_t key = 0;     ///< canonical tie-break key.
   bool seed = true;          ///< starts the cluster when growing from seeds.
+  bool sixDofTerms = false;  ///< every term is on a 6-dof group (rigid bodies): fixed-size kernels, no dispatch.
 };
+
+/// x · y over a 6-dof term: the one fixed-size product (the compiler vectorises it).
+inline Scalar dotSix(const Scalar* x, const Scalar* y) {
+  return Eigen::Map<const Vector6>(x).dot(Eigen::Map<const Vector6>(y));
+}
 
 /// \p start + J v for a row whose coefficients live at \p coefficients: the one
 /// product every stage and the propagation's kernel use, so speeds agree to the bit.
 inline Scalar rowTimes(const Row& row, const Scalar* coefficients, const Scalar* v, Scalar start) {
+  if (row.sixDofTerms) {
+    // The loop's arithmetic in its order, without its per-term dispatch
+    // (the loop's control was a third of the propagation's row products, callgrind).
+    Scalar value = start + dotSix(coefficients + row.terms[0].offset, v + row.terms[0].velocityOffset);
+    if (row.termCount == 2) value += dotSix(coefficients + row.terms[1].offset, v + row.terms[1].velocityOffset);
+    return value;
+  }
   Scalar value = start;
   for (int t = 0; t < row.termCount; ++t) {
     const GroupTerm& term = row.terms[t];
     const Scalar* c = coefficients + term.offset;
     const Scalar* x = v + term.velocityOffset;
     if (term.size == 6) {
-      // A rigid body: a fixed-size product the compiler vectorises.
-      value += Eigen::Map<const Vector6>(c).dot(Eigen::Map<const Vector6>(x));
+      value += dotSix(c, x);
     } else {
       for (Index k = 0; k < term.size; ++k) value += c[k] * x[k];
     }
@@ -63,6 +75,13 @@ inline Scalar rowTimes(const Row& row, const Scalar* coefficients, const Scalar*
 
 /// v += λ w for a row whose w = M⁻¹_c Jᵀ lives at \p w.
 inline void addAlongRow(const Row& row, const Scalar* w, Scalar lambda, Scalar* v) {
+  if (row.sixDofTerms) {
+    for (int t = 0; t < 2; ++t) {  // unrolled; a one-term row stops after the first
+      Eigen::Map<Vector6>(v + row.terms[t].velocityOffset) += lambda * Eigen::Map<const Vector6>(w + row.terms[t].offset);
+      if (row.termCount == 1) return;
+    }
+    return;
+  }
   for (int t = 0; t < row.termCount; ++t) {
     const GroupTerm& term = row.terms[t];
     const Scalar* dw = w + term.offset;

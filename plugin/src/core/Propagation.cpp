@@ -96,6 +96,25 @@ void Propagator::reflect(const ContactRows& rows, const OrderingRule& rule, Scal
   kernel.applyImpulse(row, impulse, velocity);
   lambda[c] += impulse;
   ++m_reflections[static_cast<std::size_t>(c)];
+  const auto refreshRow = [&](int j) {
+    const Row& other = kernel.rows[j];
+    speed[j] = kernel.velocity(other, velocity);
+    if (speed[j] * other.invSqrtD < -threshold && speed[j] < -other.restingSpeed) {  // ContactRows::infeasible
+      m_queue.update(rule.keyOf(other, j, speed[j], m_reflections[static_cast<std::size_t>(j)]));
+      // The cluster grows by the contacts the propagation makes infeasible,
+      // not by every contact of a body it moved: a ball landing on a pile
+      // reaches the contacts its impulse actually passes through.
+      reached[j] = 1;
+    } else {
+      m_queue.remove(j);
+    }
+  };
+  // Row c first: it is the queue's top, and taken out before its neighbours
+  // go in it leaves the heap as it was before c (a chain's next row then
+  // enters an empty heap instead of sifting past c, and c's removal is the
+  // last entry's). The order of the refreshes changes no speed and no key,
+  // and the queue's top is the least key whatever order built the heap.
+  refreshRow(c);
   const int firstGroup = row.terms[0].group;
   for (int t = 0; t < row.termCount; ++t) {
     const int g = row.terms[t].group;
@@ -103,18 +122,10 @@ void Propagator::reflect(const ContactRows& rows, const OrderingRule& rule, Scal
       const int j = kernel.adjacency[a];
       const Row& other = kernel.rows[j];
       // A row over both of c's groups (c itself, always) was refreshed with the first.
-      if (t == 1 && (other.terms[0].group == firstGroup || (other.termCount > 1 && other.terms[1].group == firstGroup)))
+      if (j == c || (t == 1 && (other.terms[0].group == firstGroup ||
+                                (other.termCount > 1 && other.terms[1].group == firstGroup))))
         continue;
-      speed[j] = kernel.velocity(other, velocity);
-      if (speed[j] * other.invSqrtD < -threshold && speed[j] < -other.restingSpeed) {  // ContactRows::infeasible
-        m_queue.update(rule.keyOf(other, j, speed[j], m_reflections[static_cast<std::size_t>(j)]));
-        // The cluster grows by the contacts the propagation makes infeasible,
-        // not by every contact of a body it moved: a ball landing on a pile
-        // reaches the contacts its impulse actually passes through.
-        reached[j] = 1;
-      } else {
-        m_queue.remove(j);
-      }
+      refreshRow(j);
     }
   }
 }

@@ -67,6 +67,7 @@ void SolverBodies::build(const ImpactProblem& problem) {
 
 void SolverBodies::reserve(const ProblemBounds& bounds) {
   reserveCapacity(m_referenceTerms, bounds.blocks);
+  reserveCapacity(m_atRest, bounds.blocks);
   reserveCapacity(m_groups, bounds.blocks);
   reserveCapacity(m_blockGroup, bounds.blocks);
   reserveCapacity(m_blockOffsetInGroup, bounds.blocks);
@@ -215,6 +216,8 @@ Scalar SolverBodies::setReference(const Eigen::Ref<const VectorX>& v0) {
   const ImpactProblem& p = *m_problem;
   m_reference = nullptr;
   m_referenceTerms.resize(static_cast<std::size_t>(p.blockCount()));
+  m_atRest.resize(static_cast<std::size_t>(p.blockCount()));
+  m_anyAtRest = false;
   Scalar value = 0;
   for (int blk = 0; blk < p.blockCount(); ++blk) {
     const BlockLayout& layout = p.block(blk);
@@ -224,11 +227,14 @@ Scalar SolverBodies::setReference(const Eigen::Ref<const VectorX>& v0) {
     // not computed. The test is cheaper than the product (callgrind).
     if (layout.rigid && x[0] == 0 && x[1] == 0 && x[2] == 0 && x[3] == 0 && x[4] == 0 && x[5] == 0) {
       m_referenceTerms[static_cast<std::size_t>(blk)] = 0;
+      m_atRest[static_cast<std::size_t>(blk)] = 1;
+      m_anyAtRest = true;
       continue;
     }
     const Scalar term = layout.rigid ? rigidInner(p.massData() + layout.matrixOffset, x, x)
                                      : innerOfBlock(p, blk, x, x, m_massTimes);
     m_referenceTerms[static_cast<std::size_t>(blk)] = term;
+    m_atRest[static_cast<std::size_t>(blk)] = 0;
     value += term;
   }
   m_reference = v0.data();

@@ -85,6 +85,11 @@ class SolverBodies {
   /// for bit (an impact moves the bodies of its cluster, not a whole pile),
   /// which is the same sum in the same order. \p v0's storage must outlive that.
   Scalar setReference(const Eigen::Ref<const VectorX>& v0);
+  /// Whether block \p block is a rigid body whose velocity in setReference's
+  /// v0 is zero in every component (until the next build()).
+  [[nodiscard]] bool atRest(int block) const { return m_atRest[static_cast<std::size_t>(block)] != 0; }
+  /// Whether atRest() holds for some block.
+  [[nodiscard]] bool anyAtRest() const { return m_anyAtRest; }
 
   [[nodiscard]] const ImpactProblem& problem() const { return *m_problem; }
   [[nodiscard]] Index dofs() const { return m_dofs; }
@@ -141,6 +146,8 @@ class SolverBodies {
   mutable std::vector<Scalar> m_massTimes;
   const Scalar* m_reference = nullptr;  // setReference's velocity (problem order)
   std::vector<Scalar> m_referenceTerms;  // its per-block terms of kineticInner
+  std::vector<char> m_atRest;            // per block, see atRest()
+  bool m_anyAtRest = false;
 };
 
 }  // namespace propimpact::detail
