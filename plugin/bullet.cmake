@@ -42,7 +42,6 @@ target_include_directories(propimpact_bullet PUBLIC
 target_link_libraries(propimpact_bullet PUBLIC propimpact_core PkgConfig::PROPIMPACT_BULLET fmt::fmt)
 target_compile_definitions(propimpact_bullet PRIVATE PROPIMPACT_BULLET_SCALAR_SIZE=${PROPIMPACT_BULLET_SCALAR_SIZE})
 propimpact_strict_warnings(propimpact_bullet)
-propimpact_sanitized(propimpact_bullet)
 
 install(TARGETS propimpact_bullet EXPORT propimpactTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
