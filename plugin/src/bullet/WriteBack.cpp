@@ -1,5 +1,8 @@
 #include "WriteBack.h"
 
+#include <LinearMath/btTransformUtil.h>
+
+#include "AheadGeometry.h"
 #include "Conversions.h"
 
 namespace propimpact::bullet_detail {
@@ -48,10 +51,37 @@ ContactReport contactReport(const IslandContact& c, const ImpactResult& r, Scala
   return cr;
 }
 
+// An impact on a point far from the centre of mass, whose effective mass is
+// mostly rotational, can leave a body spinning so fast that the step's own
+// turn carries a point back into the plane it was reflected from: a hull
+// whose one point sat 0.9 m from its centre of mass left an impact at
+// 65 rad/s, Bullet turned it 1.09 rad (π/4 at most: integrateTransform's
+// limit) in that step, and the point, separating at mid-step, ended the step
+// 0.37 m deep, the whole body under the floor (world fuzz finding
+// world-impact-spins-a-far-hull-point-through-the-floor-within-one-step-at-60-hz).
+// The step's motion is known: Bullet integrates the pose from the velocities
+// the impacts and the pass leave. Where it would end a point of an impacted
+// body deeper than the slop in the plane the body's corners were taken
+// against, the body is lifted by that excess now, the lift a deep new vertex
+// would get at the next step, one step early. Positions only, as liftOut.
+void liftOutOfTheStep(IslandBody& st, Scalar dt, Scalar overlapSlop) {
+  btTransform pose = st.body->getWorldTransform();
+  pose.setOrigin(pose.getOrigin() + toBullet(st.lift));
+  btTransform predicted;
+  btTransformUtil::integrateTransform(pose, st.body->getLinearVelocity(), st.body->getAngularVelocity(), btScalar(dt),
+                                      predicted);
+  PlaneFeature deepest[1];
+  btVector3 normal;
+  if (planeFeaturesAt(*st.body, predicted, *st.cornersAgainst, deepest, 1, normal) == 0) return;
+  const Scalar excess = -Scalar(deepest[0].distance) - overlapSlop;
+  if (excess > 0) st.lift += excess * toEigen(normal);
+}
+
 }  // namespace
 
-void applyLifts(Island& island) {
+void applyLifts(Island& island, Scalar dt, Scalar overlapSlop) {
   for (IslandBody& st : island.bodies) {
+    if (st.impacted && st.cornersAgainst) liftOutOfTheStep(st, dt, overlapSlop);
     if (st.lift.isZero()) continue;
     st.body->getWorldTransform().setOrigin(st.body->getWorldTransform().getOrigin() + toBullet(st.lift));
   }

@@ -34,8 +34,10 @@ void writeBack(const ImpactProblem& problem, const ImpactResult& result, const s
                std::vector<int>& firstReflection, const ClusterFriction* friction = nullptr);
 
 /// Moves each body that a deep point in a static or kinematic body lifts
-/// (IslandBody::lift, Island::liftOut) out by its lift: positions only, after Bullet's pass.
-void applyLifts(Island& island);
+/// (IslandBody::lift, Island::liftOut) out by its lift, and an impacted body
+/// whose step of \p dt would end a corner deeper than \p overlapSlop in its
+/// plane by that excess: positions only, after Bullet's pass.
+void applyLifts(Island& island, Scalar dt, Scalar overlapSlop);
 
 /// Speculative points an impact now drives together must not be stopped
 /// plastically at the surface by Bullet's pass: hidden, so the bodies arrive
