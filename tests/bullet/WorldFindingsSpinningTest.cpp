@@ -151,8 +151,7 @@ TEST(WorldFindings, ImpactSpinningAFarHullPointDoesNotCarryItThroughTheFloorWith
 }
 
 // What the fuzzer's oracle saw: stock Bullet, stepping the same worlds alone,
-// keeps all three bodies above the floor (it never rocked the capsule, nor
-// spun the compound or the hull, as hard).
+// keeps all three bodies above the floor.
 TEST(WorldFindings, StockBulletKeepsTheSpinningAndRockingBodiesAbove) {
   EXPECT_GT(lowestTop(kSeeSawingCapsule.data(), kSeeSawingCapsule.size(), 1, true), -kFloorTolerance);
   EXPECT_GT(lowestTop(kSpinningCompound.data(), kSpinningCompound.size(), 2, true), -kFloorTolerance);
