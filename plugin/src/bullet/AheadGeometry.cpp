@@ -161,6 +161,11 @@ void appendCorners(const btCollisionShape& shape, const btTransform& frame, Loca
 
 int planeFeatures(const btCollisionObject& body, const btCollisionObject& plane, PlaneFeature* out, int capacity,
                   btVector3& normal) {
+  return planeFeaturesAt(body, body.getWorldTransform(), plane, out, capacity, normal);
+}
+
+int planeFeaturesAt(const btCollisionObject& body, const btTransform& pose, const btCollisionObject& plane,
+                    PlaneFeature* out, int capacity, btVector3& normal) {
   LocalCorner corners[kMostCorners];
   int count = 0;
   appendCorners(*body.getCollisionShape(), btTransform::getIdentity(), corners, count);
@@ -171,7 +176,7 @@ int planeFeatures(const btCollisionObject& body, const btCollisionObject& plane,
   PlaneFeature all[kMostCorners];
   for (int k = 0; k < count; ++k) {
     PlaneFeature& f = all[k];
-    f.onBody = body.getWorldTransform() * corners[k].point - normal * corners[k].margin;
+    f.onBody = pose * corners[k].point - normal * corners[k].margin;
     f.distance = normal.dot(f.onBody) - level;
     f.onPlane = f.onBody - normal * f.distance;
   }

@@ -79,6 +79,10 @@ struct PlaneFeature {
 int planeFeatures(const btCollisionObject& body, const btCollisionObject& plane, PlaneFeature* out, int capacity,
                   btVector3& normal);
 
+/// planeFeatures() with \p body at \p pose instead of its world transform.
+int planeFeaturesAt(const btCollisionObject& body, const btTransform& pose, const btCollisionObject& plane,
+                    PlaneFeature* out, int capacity, btVector3& normal);
+
 /// How far a point of \p object's surface can be from its centre of mass
 /// along any normal a closestPoints() pair can have: a sphere's radius; 0 for
 /// a plane, whose points do not turn with its body (see Island::mayClose).

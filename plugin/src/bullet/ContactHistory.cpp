@@ -1,10 +1,26 @@
 #include "ContactHistory.h"
 
+#include <BulletCollision/CollisionShapes/btCapsuleShape.h>
 #include <BulletCollision/CollisionShapes/btCollisionShape.h>
 
 #include <algorithm>
 
 namespace propimpact::bullet_detail {
+namespace {
+
+// Whether a dynamic capsule's point moved from one end's cap to the other's.
+// Half the half-height from the middle on either side: a point on the
+// cylinder between them (a capsule lying flat) is neither end.
+bool otherCapsuleEnd(const btCollisionObject* object, const btVector3& now, const btVector3& before) {
+  const btCollisionShape* shape = object->getCollisionShape();
+  if (object->isStaticOrKinematicObject() || shape->getShapeType() != CAPSULE_SHAPE_PROXYTYPE) return false;
+  const auto* capsule = static_cast<const btCapsuleShape*>(shape);
+  const int axis = capsule->getUpAxis();
+  const btScalar half = btScalar(0.5) * capsule->getHalfHeight();
+  return (now[axis] > half && before[axis] < -half) || (now[axis] < -half && before[axis] > half);
+}
+
+}  // namespace
 
 void ContactHistory::beginPass() {
   ++m_pass;
@@ -25,7 +41,15 @@ void ContactHistory::beginPass() {
 // same vertex's point moves over that rounding by up to twice the margin as
 // the body turns: a sphere's point, never further than its diameter, is
 // never new. Static and kinematic sides are not asked: a point slides over
-// them as the dynamic body moves.
+// them as the dynamic body moves. A capsule's ends are closer than that reach
+// when it is shorter than the threshold plus its diameter, and such a capsule
+// see-sawing from one end onto the other kept its one point "the same": each
+// end, arriving at 0.4–1.4 m/s, was persistent resting contact, Bullet's pass
+// stopped it by turning the capsule (an end's effective mass is almost all
+// rotational) and so drove the other end down, and the capsule sank 1 cm a
+// step (world fuzz finding
+// world-capsule-see-sawing-on-one-end-sinks-in-bullets-pass-at-60-hz). A point
+// that moved from one end's cap to the other's is new as well.
 bool ContactHistory::movedVertex(const ManifoldRecord& h, const btPersistentManifold& manifold,
                                  const btManifoldPoint& point) const {
   const btScalar breaking = manifold.getContactBreakingThreshold();
@@ -34,7 +58,9 @@ bool ContactHistory::movedVertex(const ManifoldRecord& h, const btPersistentMani
     return !object->isStaticOrKinematicObject() && (now - before).length2() > reach * reach;
   };
   return moved(manifold.getBody0(), point.m_localPointA, h.localA) ||
-         moved(manifold.getBody1(), point.m_localPointB, h.localB);
+         moved(manifold.getBody1(), point.m_localPointB, h.localB) ||
+         otherCapsuleEnd(manifold.getBody0(), point.m_localPointA, h.localA) ||
+         otherCapsuleEnd(manifold.getBody1(), point.m_localPointB, h.localB);
 }
 
 void ContactHistory::recordPass(btPersistentManifold* const* manifolds, int count, Scalar touchingDistance) {

@@ -100,6 +100,10 @@ class Island {
   [[nodiscard]] int dynamicIndex(const btCollisionObject* object) const;
   /// Clears the companion ids set by gatherBodies.
   void releaseBodies();
+  /// Whether \p c is deeper than \p overlapSlop in a static or kinematic
+  /// body; if so its dynamic body is lifted out by the excess after Bullet's
+  /// pass (IslandBody::lift, the largest of its points').
+  bool liftOut(const IslandContact& c, Scalar overlapSlop);
 
   std::vector<IslandBody> bodies;
   std::vector<IslandContact> contacts;     ///< touching points of usable bodies

@@ -181,7 +181,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
   im.island.releaseBodies();
   clock.lap(seconds.writeBack);
   const btScalar residual = resting.run(bodies, numBodies, info, btScalar(m_settings.impactOverlapSlop), debugDrawer, dispatcher);
-  if (seeded) bullet_detail::applyLifts(im.island);
+  bullet_detail::applyLifts(im.island, info.m_timeStep, m_settings.impactOverlapSlop);
   clock.lap(seconds.restingPass);
   im.history.recordPass(manifolds, numManifolds, m_settings.touchingDistance);
   if (m_settings.keepReport)

@@ -1,5 +1,8 @@
 #include "WriteBack.h"
 
+#include <LinearMath/btTransformUtil.h>
+
+#include "AheadGeometry.h"
 #include "Conversions.h"
 
 namespace propimpact::bullet_detail {
@@ -48,30 +51,37 @@ ContactReport contactReport(const IslandContact& c, const ImpactResult& r, Scala
   return cr;
 }
 
-// A polyhedron rattling on its corners over a one-point manifold meets one
-// corner a step (Bullet's convex–plane contact holds the deepest vertex), and
-// each corner's impact only cancels that step's gravity: the centre of mass
-// of a 1e6 kg box kept falling at 0.165 m/s while every corner was reflected,
-// and the box sank one corner after another (world fuzz findings
-// world-heavy-box-on-one-corner-sinks-at-60-hz and
-// world-tumbling-box-sinks-through-the-floor-at-60-hz). The corner's overlap
-// came from one step's arrival, so the body is moved out along the normal by
-// what exceeds the slop, after Bullet's pass. A translation: no velocity and
-// no turn, so neither kinetic energy nor angular momentum changes. Bullet's
-// split impulse turns the body as well, and a flat box spinning about its
-// axis of 25 times less inertia, pushed out that way every step, spun up
-// (2 to 7.8 rad/s in 400 substeps, even without Bullet's gyroscopic term).
-void liftDeepVertex(Island& island, const IslandContact& c, Scalar overlapSlop) {
-  const bool dynamicA = c.bodyA >= 0;
-  IslandBody& st = island.bodies[static_cast<std::size_t>(dynamicA ? c.bodyA : c.bodyB)];
-  const Scalar excess = -Scalar(c.point->getDistance()) - overlapSlop;
-  if (excess > st.lift.norm()) st.lift = (dynamicA ? excess : -excess) * c.normal;
+// An impact on a point far from the centre of mass, whose effective mass is
+// mostly rotational, can leave a body spinning so fast that the step's own
+// turn carries a point back into the plane it was reflected from: a hull
+// whose one point sat 0.9 m from its centre of mass left an impact at
+// 65 rad/s, Bullet turned it 1.09 rad (π/4 at most: integrateTransform's
+// limit) in that step, and the point, separating at mid-step, ended the step
+// 0.37 m deep, the whole body under the floor (world fuzz finding
+// world-impact-spins-a-far-hull-point-through-the-floor-within-one-step-at-60-hz).
+// The step's motion is known: Bullet integrates the pose from the velocities
+// the impacts and the pass leave. Where it would end a point of an impacted
+// body deeper than the slop in the plane the body's corners were taken
+// against, the body is lifted by that excess now, the lift a deep new vertex
+// would get at the next step, one step early. Positions only, as liftOut.
+void liftOutOfTheStep(IslandBody& st, Scalar dt, Scalar overlapSlop) {
+  btTransform pose = st.body->getWorldTransform();
+  pose.setOrigin(pose.getOrigin() + toBullet(st.lift));
+  btTransform predicted;
+  btTransformUtil::integrateTransform(pose, st.body->getLinearVelocity(), st.body->getAngularVelocity(), btScalar(dt),
+                                      predicted);
+  PlaneFeature deepest[1];
+  btVector3 normal;
+  if (planeFeaturesAt(*st.body, predicted, *st.cornersAgainst, deepest, 1, normal) == 0) return;
+  const Scalar excess = -Scalar(deepest[0].distance) - overlapSlop;
+  if (excess > 0) st.lift += excess * toEigen(normal);
 }
 
 }  // namespace
 
-void applyLifts(Island& island) {
+void applyLifts(Island& island, Scalar dt, Scalar overlapSlop) {
   for (IslandBody& st : island.bodies) {
+    if (st.impacted && st.cornersAgainst) liftOutOfTheStep(st, dt, overlapSlop);
     if (st.lift.isZero()) continue;
     st.body->getWorldTransform().setOrigin(st.body->getWorldTransform().getOrigin() + toBullet(st.lift));
   }
@@ -94,14 +104,15 @@ void writeBack(const ImpactProblem& problem, const ImpactResult& r, const std::v
     }
     const Scalar separation = separationOf(problem, r, c.contact);
     const Scalar endOfStep = separation + 0.5 * c.kick;
-    // A new vertex deeper than the slop lifts its body out of a static or
-    // kinematic partner (liftDeepVertex); its point is then what it would be
-    // at the slop, so no push of its own. Other points as before.
-    const bool deepNewVertex = c.newVertex && (c.bodyA < 0 || c.bodyB < 0) && c.point->getDistance() < -overlapSlop;
-    if (deepNewVertex) liftDeepVertex(island, c, overlapSlop);
-    if (endOfStep > c.restingSpeed)
+    // A point deeper than the slop in a static or kinematic partner lifts its
+    // body out (Island::liftOut) where it would be pushed out, and a new
+    // vertex, whose overlap is one step's arrival, even when it separates;
+    // the point is then what it would be at the slop, so no push of its own.
+    const bool separates = endOfStep > c.restingSpeed;
+    const bool lifted = (c.newVertex || !separates) && island.liftOut(c, overlapSlop);
+    if (separates)
       resting.hide(*c.point);
-    else if (deepNewVertex)
+    else if (lifted)
       resting.keepOverlap(*c.point);
     else
       resting.pushOut(*c.point);  // supported by Bullet's pass, pushed out through positions only

@@ -8,9 +8,10 @@
 // an impact: the paper's impacts are frictionless); one that stays in contact
 // gets ERP 0 (no push-out through a velocity) and a position-only push-out of
 // its overlap beyond the slop, now and, through the impacted-pair memory,
-// while the pair stays in contact. A polyhedron's new vertex that arrived
-// deeper than the slop in a static or kinematic body lifts its body out
-// instead (applyLifts, after Bullet's pass).
+// while the pair stays in contact. Against a static or kinematic body the
+// overlap beyond the slop lifts the body out instead (Island::liftOut,
+// applied after Bullet's pass), and so does a polyhedron's new vertex that
+// separates.
 
 #include <vector>
 
@@ -32,9 +33,11 @@ void writeBack(const ImpactProblem& problem, const ImpactResult& result, const s
                ContactHistory& history, RestingPass& resting, Scalar overlapSlop, ClusterReport* report,
                std::vector<int>& firstReflection, const ClusterFriction* friction = nullptr);
 
-/// Moves each body that a deep new vertex lifts (IslandBody::lift) out by its
-/// lift: positions only, after Bullet's pass.
-void applyLifts(Island& island);
+/// Moves each body that a deep point in a static or kinematic body lifts
+/// (IslandBody::lift, Island::liftOut) out by its lift, and an impacted body
+/// whose step of \p dt would end a corner deeper than \p overlapSlop in its
+/// plane by that excess: positions only, after Bullet's pass.
+void applyLifts(Island& island, Scalar dt, Scalar overlapSlop);
 
 /// Speculative points an impact now drives together must not be stopped
 /// plastically at the surface by Bullet's pass: hidden, so the bodies arrive
