@@ -23,8 +23,6 @@ namespace {
 
 using testing::kVelocityTolerance;
 
-constexpr double kDt = 1.0 / 60;
-
 // Steps \p world until its solver reports an impact; returns false if none in \p maxSteps.
 bool stepToImpact(scenes::World& world, double dt, int maxSteps) {
   for (int k = 0; k < maxSteps; ++k) {
