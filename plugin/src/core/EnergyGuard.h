@@ -37,8 +37,9 @@
 // whose locked angular metric had a principal value of 2e-21 gained 4.6e-9
 // in one reflection (fuzz finding
 // 42dof-one-contact-single-reflection-energy-gain-4.6e-9). So the guard
-// measures those clusters too, with each rigid M from its given M⁻¹ as the
-// pseudo-inverse the problem defines, which gives such motion no energy.
+// measures those clusters too (without joints: ImpactResolver.cpp says
+// why), with each rigid M from its given M⁻¹ as the pseudo-inverse the
+// problem defines, which gives such motion no energy.
 
 #include <vector>
 
