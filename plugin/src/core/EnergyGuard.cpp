@@ -42,12 +42,6 @@ void givenMass(const ImpactProblem& problem, int b, std::vector<Long>& storage) 
 
 }  // namespace
 
-bool EnergyGuard::applies(const ImpactProblem& problem) {
-  for (int b = 0; b < problem.blockCount(); ++b)
-    if (!problem.block(b).rigid) return true;
-  return false;
-}
-
 long double EnergyGuard::inner(const ImpactProblem& problem, int b, const long double* x, const long double* y,
                                bool absolute) {
   givenMass(problem, b, m_mass);
@@ -71,6 +65,10 @@ long double EnergyGuard::change(const ImpactProblem& problem, const Scalar* befo
   Long total = 0;
   for (int b = 0; b < problem.blockCount(); ++b) {
     const auto o = static_cast<std::size_t>(problem.block(b).velocityOffset);
+    // A block the impact left alone adds exactly 0: skipped, so a pile of
+    // rigid bodies costs the bodies an impact moved, not a long double M each.
+    const auto end = m_delta.begin() + static_cast<std::ptrdiff_t>(o + static_cast<std::size_t>(problem.block(b).size));
+    if (std::all_of(m_delta.begin() + static_cast<std::ptrdiff_t>(o), end, [](Long x) { return x == 0; })) continue;
     total += inner(problem, b, m_delta.data() + o, m_mid.data() + o);
   }
   return total;

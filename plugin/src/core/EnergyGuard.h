@@ -1,6 +1,7 @@
 #pragma once
 // Stage "energy guard": the last word on "no energy gained" for problems with
-// dense blocks (a multibody's generalized coordinates, SPEC §2).
+// dense blocks (a multibody's generalized coordinates, SPEC §2) or rigid
+// bodies with immobile axes (BlockLayout::immobileAxes).
 //
 // A reflection along w̃ = M⁻¹Jᵀ keeps ½vᵀMv only as well as w̃ is computed,
 // to about ε·κ(M) of the impulse's share: one elastic reflection through a
@@ -25,6 +26,20 @@
 //     outcome that itself measures above the start leaves α as it was.
 // Not applied with a bias or prescribed motion, where energy is not a
 // conserved quantity of the impact (PlasticStage::conservesEnergy).
+//
+// Rigid bodies: their reflections use the given M⁻¹ and keep the energy to
+// ε, but velocity along an axis no impulse moves (a locked factor, an
+// inertia axis cut as infinite) is prescribed motion, which a contact that
+// sees it turns into work as a moving paddle does: 2·(J v)·s / d per
+// reflection, s the contact's speed from that motion. Below 1e-8 of the
+// scale per unit normal it counts as round-off, not as a bias, yet that work
+// reaches 4e-8 of the energy: a spin of 7.5e-12 about the cut axis of a body
+// whose locked angular metric had a principal value of 2e-21 gained 4.6e-9
+// in one reflection (fuzz finding
+// 42dof-one-contact-single-reflection-energy-gain-4.6e-9). So the guard
+// measures those clusters too (without joints: ImpactResolver.cpp says
+// why), with each rigid M from its given M⁻¹ as the pseudo-inverse the
+// problem defines, which gives such motion no energy.
 
 #include <vector>
 
@@ -40,9 +55,6 @@ constexpr Scalar kGuardFloor = 1e-12;
 /// blend that keeps the start's energy.
 class EnergyGuard {
  public:
-  /// Whether \p problem has a dense block (only then can the guard act).
-  [[nodiscard]] static bool applies(const ImpactProblem& problem);
-
   /// E(after) − E(before), problem order.
   [[nodiscard]] long double change(const ImpactProblem& problem, const Scalar* before, const Scalar* after);
 

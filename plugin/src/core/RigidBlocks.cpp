@@ -244,7 +244,11 @@ int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
     angularMetric.col(k).setZero();
   }
   if (locked) removeRoundOffMobility(angularMetric, body.angularFactor, inertiaScale);
-  return pushRigidBlock(body, angularMetric, symmetricPseudoInverse(inverseInertia));
+  const int id = pushRigidBlock(body, angularMetric, symmetricPseudoInverse(inverseInertia));
+  // Locked, or an inertia the fast path would not invert: M⁻¹ M may differ
+  // from I, and the energy guard must look at the motion along the difference.
+  m_blocks.back().immobileAxes = true;
+  return id;
 }
 
 // M = diag(m) ⊕ angular inertia and M⁻¹ = diag(1/m · linear factor) ⊕ angular metric.

@@ -61,7 +61,11 @@ void SolverBodies::build(const ImpactProblem& problem) {
     buildJoinedGroups();
     m_inverseMassBase = m_inverseMass.data();
     m_allRigid = true;
-    for (int b = 0; b < problem.blockCount(); ++b) m_allRigid = m_allRigid && problem.block(b).rigid;
+    m_anyImmobileAxes = false;
+    for (int b = 0; b < problem.blockCount(); ++b) {
+      m_allRigid = m_allRigid && problem.block(b).rigid;
+      m_anyImmobileAxes = m_anyImmobileAxes || problem.block(b).immobileAxes;
+    }
   }
 }
 
@@ -84,9 +88,11 @@ void SolverBodies::buildSingleBlocks() {
   m_blockOffsetInGroup.resize(blockCount);
   m_groups.resize(blockCount);
   m_allRigid = true;
+  m_anyImmobileAxes = false;
   for (std::size_t b = 0; b < blockCount; ++b) {
     const BlockLayout& layout = p.block(static_cast<int>(b));
     m_allRigid = m_allRigid && layout.rigid;
+    m_anyImmobileAxes = m_anyImmobileAxes || layout.immobileAxes;
     Group& g = m_groups[b];
     g.offset = layout.velocityOffset;
     g.size = layout.size;

@@ -105,6 +105,8 @@ class SolverBodies {
   [[nodiscard]] bool identityOrder() const { return m_identityOrder; }
   /// Whether every block is a rigid body's (BlockLayout::rigid).
   [[nodiscard]] bool allRigid() const { return m_allRigid; }
+  /// Whether some block may have axes no impulse moves (BlockLayout::immobileAxes).
+  [[nodiscard]] bool anyImmobileAxes() const { return m_anyImmobileAxes; }
   /// Whether group \p g is joined (has a projector and an exact factor F, M⁻¹_c = F Fᵀ).
   [[nodiscard]] bool joined(std::size_t g) const { return m_anyProjector && m_projectorOffset[g] >= 0; }
   /// F = L U⊥ of a joined group (layout of inverseMass, zero columns past the admissible dofs).
@@ -132,6 +134,7 @@ class SolverBodies {
   bool m_anyProjector = false;
   bool m_identityOrder = false;  // no joints: internal order is the problem's
   bool m_allRigid = false;
+  bool m_anyImmobileAxes = false;
 
   // Joint projection workspace: reused buffers and fixed-capacity decompositions
   // (dynamic Householder workspaces allocate), dynamic ones past kSmallCapacity.

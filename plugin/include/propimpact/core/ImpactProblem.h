@@ -43,6 +43,11 @@ struct BlockLayout {
   /// part and a symmetric angular part with zero coupling, which the resolver's
   /// kernels exploit instead of multiplying full 6 × 6 matrices.
   bool rigid = false;
+  /// A rigid body that may have axes no impulse moves (a locked factor, or an
+  /// inverse inertia whose smallest principal value is cut to zero): its
+  /// velocity along them is prescribed motion, like a kinematic body's. False
+  /// for a free body with a well-conditioned inertia, which has none.
+  bool immobileAxes = false;
 };
 
 /// One block's part of a sparse row.
