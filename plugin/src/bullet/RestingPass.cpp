@@ -80,18 +80,20 @@ void PushOutSolver::symmetriseLockedRows(btScalar damping) {
 // Bullet's joint target (convertJoint) is its effective mass times
 // (positional error − damping · relative velocity), the positional error being
 // the joint's ERP · error / dt. The velocity part belongs to the metric and is
-// rescaled with it. The positional part keeps Bullet's impulse: rescaled, an
-// angular row whose torque axis is nearly perpendicular to the one free axis
-// has a symmetric effective mass near zero, and a small angular error the body
-// can hardly reach asked for a large spin about the free axis every substep
-// (world fuzz finding
-// world-hinged-box-free-about-z-spins-up-in-the-symmetrised-joint-rows-at-60-hz:
+// rescaled with it. The positional part must not be: an angular row whose
+// torque axis is nearly perpendicular to the one free axis has a symmetric
+// effective mass near zero, so a small angular error the body can hardly
+// reach asked for a large spin about the free axis every substep (world fuzz
+// finding world-hinged-box-free-about-z-spins-up-in-the-symmetrised-joint-rows-at-60-hz:
 // a box free about z on three hinges spun up tenfold every 40 substeps).
-// Bullet's joint effective mass ignores the factor, so it is positive, and
-// since S(SᵀIS)⁻¹Sᵀ ≤ I⁻¹ the symmetric row's mobility is at most Bullet's:
-// through it, Bullet's impulse closes at most the ERP share of the error in
-// a step, and less along directions the body can hardly turn. A motor's
-// target speed sits in that part too and is reached as nearly as that.
+// Bullet's own impulse through the new component still pumped that spin, a
+// bounded kick every substep into an error the locked axes keep open (1.6
+// rad/s by substep 200, 49 rad/s at the peak). So Bullet's impulse is scaled
+// by the row's reach, its mobility under the symmetric metric over Bullet's
+// (at most 1: S(SᵀIS)⁻¹Sᵀ ≤ I⁻¹): a row the metric leaves alone keeps
+// Bullet's correction, one the locked axes cut loses it quadratically (it
+// closes (reach)² of Bullet's ERP share a step). A motor's target speed sits
+// in the same part and is reached only as nearly.
 btScalar PushOutSolver::jointTarget(const btSolverConstraint& row, btScalar jacobian, btScalar damping) const {
   const auto* joint = static_cast<const btTypedConstraint*>(row.m_originalContactPoint);
   const btSolverBody& a = m_tmpSolverBodyPool[row.m_solverBodyIdA];
@@ -110,7 +112,7 @@ btScalar PushOutSolver::jointTarget(const btSolverConstraint& row, btScalar jaco
                                    (b.m_originalBody ? b.m_externalTorqueImpulse : zero));
   const btScalar velocityError = -relativeVelocity * damping;
   const btScalar positionalImpulse = row.m_rhs - velocityError * row.m_jacDiagABInv;
-  return positionalImpulse + velocityError * jacobian;
+  return positionalImpulse * (row.m_jacDiagABInv / jacobian) + velocityError * jacobian;
 }
 
 // \p relaxation: Bullet's m_jacDiagABInv = relaxation / (its effective inverse mass).
