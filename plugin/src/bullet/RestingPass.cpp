@@ -95,6 +95,7 @@ void PushOutSolver::symmetriseLockedRows(btScalar damping) {
 // closes (reach)² of Bullet's ERP share a step). A motor's target speed sits
 // in the same part and is reached only as nearly.
 btScalar PushOutSolver::jointTarget(const btSolverConstraint& row, btScalar jacobian, btScalar damping) const {
+  if (jacobian == 0) return 0;  // a row the metric leaves no mobility stays idle
   const auto* joint = static_cast<const btTypedConstraint*>(row.m_originalContactPoint);
   const btSolverBody& a = m_tmpSolverBodyPool[row.m_solverBodyIdA];
   const btSolverBody& b = m_tmpSolverBodyPool[row.m_solverBodyIdB];

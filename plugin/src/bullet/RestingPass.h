@@ -45,7 +45,7 @@ class PushOutSolver : public btSequentialImpulseConstraintSolver {
   /// angular component and effective mass (targets rescaled, warm start redone).
   /// \p damping: the pass's btContactSolverInfo::m_damping (Bullet's joint targets).
   void symmetriseLockedRows(btScalar damping);
-  /// \p jointDamping: set for joint rows, whose positional target keeps Bullet's impulse.
+  /// \p jointDamping: set for joint rows, whose positional target is Bullet's impulse scaled (jointTarget).
   void symmetriseRows(btConstraintArray& rows, btScalar relaxation, bool bulletSumIgnoresFactor, bool cfmScaled,
                       const btScalar* jointDamping = nullptr);
   /// A joint row's target with the effective mass \p jacobian for its velocity part.
