@@ -54,8 +54,9 @@ btMatrix3x3 lockedMetric(const btMatrix3x3& inverseInertia, const btVector3& fac
 // and its own run of that world took the box from 0.48 to 753 J in 12 substeps.
 // Every row of such a body gets the symmetric metric's component and
 // effective mass; Bullet's targets (velocity error times the effective mass)
-// are rescaled and its warm start is applied again with the new component.
-void PushOutSolver::symmetriseLockedRows() {
+// are rescaled, except a joint's positional part (jointTarget), and its warm
+// start is applied again with the new component.
+void PushOutSolver::symmetriseLockedRows(btScalar damping) {
   const auto count = static_cast<std::size_t>(m_tmpSolverBodyPool.size());
   m_locked.assign(count, 0);
   if (m_lockedMetric.size() < count) m_lockedMetric.resize(count);
@@ -73,12 +74,51 @@ void PushOutSolver::symmetriseLockedRows() {
   symmetriseRows(m_tmpSolverContactFrictionConstraintPool, m_sorRelaxation, false, false);
   // Joint rows: Bullet's effective mass takes I⁻¹ without the factor, its
   // impulses the factor (btSequentialImpulseConstraintSolver::convertJoint).
-  symmetriseRows(m_tmpSolverNonContactConstraintPool, 1, true, false);
+  symmetriseRows(m_tmpSolverNonContactConstraintPool, 1, true, false, &damping);
+}
+
+// Bullet's joint target (convertJoint) is its effective mass times
+// (positional error − damping · relative velocity), the positional error being
+// the joint's ERP · error / dt. The velocity part belongs to the metric and is
+// rescaled with it. The positional part must not be: an angular row whose
+// torque axis is nearly perpendicular to the one free axis has a symmetric
+// effective mass near zero, so a small angular error the body can hardly
+// reach asked for a large spin about the free axis every substep (world fuzz
+// finding world-hinged-box-free-about-z-spins-up-in-the-symmetrised-joint-rows-at-60-hz:
+// a box free about z on three hinges spun up tenfold every 40 substeps).
+// Bullet's own impulse through the new component still pumped that spin, a
+// bounded kick every substep into an error the locked axes keep open (1.6
+// rad/s by substep 200, 49 rad/s at the peak). So Bullet's impulse is scaled
+// by the row's reach, its mobility under the symmetric metric over Bullet's
+// (at most 1: S(SᵀIS)⁻¹Sᵀ ≤ I⁻¹): a row the metric leaves alone keeps
+// Bullet's correction, one the locked axes cut loses it quadratically (it
+// closes (reach)² of Bullet's ERP share a step). A motor's target speed sits
+// in the same part and is reached only as nearly.
+btScalar PushOutSolver::jointTarget(const btSolverConstraint& row, btScalar jacobian, btScalar damping) const {
+  if (jacobian == 0) return 0;  // a row the metric leaves no mobility stays idle
+  const auto* joint = static_cast<const btTypedConstraint*>(row.m_originalContactPoint);
+  const btSolverBody& a = m_tmpSolverBodyPool[row.m_solverBodyIdA];
+  const btSolverBody& b = m_tmpSolverBodyPool[row.m_solverBodyIdB];
+  const btRigidBody& bodyA = joint->getRigidBodyA();
+  const btRigidBody& bodyB = joint->getRigidBodyB();
+  // The velocity Bullet's target was formed from: the bodies' own velocities
+  // with this step's external impulses (none for Bullet's fixed body).
+  const btVector3 zero(0, 0, 0);
+  const btScalar relativeVelocity =
+      row.m_contactNormal1.dot(bodyA.getLinearVelocity() + (a.m_originalBody ? a.m_externalForceImpulse : zero)) +
+      row.m_relpos1CrossNormal.dot(bodyA.getAngularVelocity() +
+                                   (a.m_originalBody ? a.m_externalTorqueImpulse : zero)) +
+      row.m_contactNormal2.dot(bodyB.getLinearVelocity() + (b.m_originalBody ? b.m_externalForceImpulse : zero)) +
+      row.m_relpos2CrossNormal.dot(bodyB.getAngularVelocity() +
+                                   (b.m_originalBody ? b.m_externalTorqueImpulse : zero));
+  const btScalar velocityError = -relativeVelocity * damping;
+  const btScalar positionalImpulse = row.m_rhs - velocityError * row.m_jacDiagABInv;
+  return positionalImpulse * (row.m_jacDiagABInv / jacobian) + velocityError * jacobian;
 }
 
 // \p relaxation: Bullet's m_jacDiagABInv = relaxation / (its effective inverse mass).
 void PushOutSolver::symmetriseRows(btConstraintArray& rows, btScalar relaxation, bool bulletSumIgnoresFactor,
-                                   bool cfmScaled) {
+                                   bool cfmScaled, const btScalar* jointDamping) {
   for (int r = 0; r < rows.size(); ++r) {
     btSolverConstraint& row = rows[r];
     const int ids[2] = {row.m_solverBodyIdA, row.m_solverBodyIdB};
@@ -105,8 +145,9 @@ void PushOutSolver::symmetriseRows(btConstraintArray& rows, btScalar relaxation,
     }
     const btScalar jacobian = sum > SIMD_EPSILON ? relaxation / sum : btScalar(0);
     const btScalar ratio = jacobian / row.m_jacDiagABInv;
+    if (jointDamping) row.m_rhs = jointTarget(row, jacobian, *jointDamping);
+    else row.m_rhs *= ratio;
     row.m_jacDiagABInv = jacobian;
-    row.m_rhs *= ratio;
     row.m_rhsPenetration *= ratio;
     if (cfmScaled) row.m_cfm *= ratio;
   }
@@ -119,7 +160,7 @@ btScalar PushOutSolver::solveGroupCacheFriendlySetup(btCollisionObject** bodies,
   const btScalar result = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
       bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
   m_sorRelaxation = info.m_sor;
-  symmetriseLockedRows();
+  symmetriseLockedRows(info.m_damping);
   if (points.empty()) return result;
   // The rows of listed points have ERP 0 (no positional term in m_rhs); give
   // them the split-impulse term Bullet gives a deep overlap, at its contact

@@ -43,8 +43,13 @@ class PushOutSolver : public btSequentialImpulseConstraintSolver {
   bool pushedAnyContactShut(btScalar dt);
   /// Gives every row of a body with locked angular axes the symmetric metric's
   /// angular component and effective mass (targets rescaled, warm start redone).
-  void symmetriseLockedRows();
-  void symmetriseRows(btConstraintArray& rows, btScalar relaxation, bool bulletSumIgnoresFactor, bool cfmScaled);
+  /// \p damping: the pass's btContactSolverInfo::m_damping (Bullet's joint targets).
+  void symmetriseLockedRows(btScalar damping);
+  /// \p jointDamping: set for joint rows, whose positional target is Bullet's impulse scaled (jointTarget).
+  void symmetriseRows(btConstraintArray& rows, btScalar relaxation, bool bulletSumIgnoresFactor, bool cfmScaled,
+                      const btScalar* jointDamping = nullptr);
+  /// A joint row's target with the effective mass \p jacobian for its velocity part.
+  btScalar jointTarget(const btSolverConstraint& row, btScalar jacobian, btScalar damping) const;
 
   std::vector<btMatrix3x3> m_lockedMetric;  // per solver body: S (SᵀIS)⁻¹ Sᵀ, world frame
   std::vector<char> m_locked;               // per solver body: whether its rows are changed
