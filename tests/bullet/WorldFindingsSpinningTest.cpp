@@ -151,9 +151,13 @@ TEST(WorldFindings, ImpactSpinningAFarHullPointDoesNotCarryItThroughTheFloorWith
 }
 
 // What the fuzzer's oracle saw: stock Bullet, stepping the same worlds alone,
-// keeps all three bodies above the floor.
+// keeps all three bodies above the floor. The fuzzer steps double-precision
+// Bullet; single-precision stock Bullet sinks the capsule itself (its top
+// 0.16 m under the floor), while the drop-in holds it in both builds.
 TEST(WorldFindings, StockBulletKeepsTheSpinningAndRockingBodiesAbove) {
+#ifdef BT_USE_DOUBLE_PRECISION
   EXPECT_GT(lowestTop(kSeeSawingCapsule.data(), kSeeSawingCapsule.size(), 1, true), -kFloorTolerance);
+#endif
   EXPECT_GT(lowestTop(kSpinningCompound.data(), kSpinningCompound.size(), 2, true), -kFloorTolerance);
   EXPECT_GT(lowestTop(kFarHullPoint.data(), kFarHullPoint.size(), 2, true), -kFloorTolerance);
 }
