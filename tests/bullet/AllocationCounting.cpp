@@ -19,6 +19,8 @@
 // design whenever there is an impact to report.
 #include "AllocationCounting.h"
 
+#include "../SanitizerBuild.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
@@ -78,13 +80,13 @@ bool setCounting(bool on) {
 
 }  // namespace propimpact::alloc_counting
 
+#if defined(PROPIMPACT_TEST_UNDER_ASAN)
+#define PROPIMPACT_SANITIZED_ALLOCATOR 1
+#endif
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#if __has_feature(memory_sanitizer)
 #define PROPIMPACT_SANITIZED_ALLOCATOR 1
 #endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define PROPIMPACT_SANITIZED_ALLOCATOR 1
 #endif
 
 // The sanitizers bring their own malloc: interposing it there would hand them

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "../SanitizerBuild.h"
 #include "TestSupport.h"
 #include "propimpact/core/ImpactProblem.h"
 #include "propimpact/core/ImpactResolver.h"
@@ -23,15 +24,6 @@ using test::randomSpd;
 using test::randomVector;
 using test::uniform;
 using test::uniformInt;
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PROPIMPACT_TEST_UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define PROPIMPACT_TEST_UNDER_ASAN 1
-#endif
 
 // Under the sanitizers (scripts/test --sanitize) the first quarter of the same
 // sequence: they look for memory errors and undefined behaviour, which 25,000
