@@ -474,6 +474,10 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
 /// again with the same and with a fresh resolver gives the same bits).
 std::string resolveAndCheck(Case& c, const Tolerances& tol) {
   ImpactResolver resolver;
+  return resolveAndCheck(c, resolver, tol);
+}
+
+std::string resolveAndCheck(Case& c, ImpactResolver& resolver, const Tolerances& tol) {
   ImpactResult result;
   resolver.resolve(c.problem, c.options, result);
   std::string failure = check(c.problem, c.options, result, tol, c.witness);

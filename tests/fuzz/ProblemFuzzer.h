@@ -141,4 +141,12 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
 /// again with the same and with a fresh resolver gives the same bits).
 std::string resolveAndCheck(Case& c, const Tolerances& tol = {});
 
+/// The same with \p resolver, which may have resolved other problems before:
+/// the fuzz entry keeps one for all inputs, as an engine keeps one per world.
+/// Constructing a resolver zeroes its fixed-size workspace (CapForecast's
+/// Gram matrix), and doing that per input was 6 % of the fuzzer's CPU time
+/// (perf). The determinism check's fresh resolver then also compares against
+/// a used one, so state carried between problems shows as a difference.
+std::string resolveAndCheck(Case& c, ImpactResolver& resolver, const Tolerances& tol = {});
+
 }  // namespace propimpact::fuzz
