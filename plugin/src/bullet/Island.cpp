@@ -219,6 +219,8 @@ bool Island::classify(IslandContact& c, const btPersistentManifold& manifold, co
     return false;
   }
   c.seed = approaching && !persistent;
+  if (!ownPoint && !c.newVertex && cp.m_appliedImpulse == 0 && manifold.getNumContacts() == 1)
+    carryWarmStart(cp, manifold, history, resting);
   // A touching point that already separates needs no push: Bullet's pass
   // would push a grazing pair's overlap out at erp·depth/dt and add energy.
   if (c.approachMid > c.restingSpeed) resting.keepOverlap(cp);
@@ -273,6 +275,28 @@ bool Island::liftOut(const IslandContact& c, Scalar overlapSlop) {
   const Scalar excess = -Scalar(c.point->getDistance()) - overlapSlop;
   if (excess > st.lift.norm()) st.lift = (dynamicA ? excess : -excess) * c.normal;
   return true;
+}
+
+// Bullet warm-starts a point from the impulse it carried last frame, but
+// some one-point manifolds get a new point every frame: sphere–sphere ones are
+// rebuilt, and a sphere–box one finds no cached point when the box turns
+// under the sphere by more than the breaking threshold (a sphere's share of
+// it, a fraction of a millimetre). Such a contact starts every pass from
+// zero, and a light body under a heavy one is then not converged by the
+// pass's iterations: world fuzz finding
+// world-sphere-among-a-locked-box-top-1cm-under-the-floor-at-substep-262-at-60-hz,
+// a 9.6 kg box spinning at 5.8 rad/s about its locked vertical axis lying on
+// a 0.1 kg sphere of 2 cm, the box's point new every frame: the sphere, its
+// floor point warm-started, left every pass moving into the floor at up to
+// 0.44 m/s, and its floor point went 4 cm deep in 20 substeps (top 1 cm
+// under it). Stock Bullet's pass, taking over from the same state, presses it
+// through as well. The same contact (not a new vertex, touching last pass)
+// starts from the manifold's impulse of last pass, as a cached point would.
+void Island::carryWarmStart(btManifoldPoint& point, const btPersistentManifold& manifold, ContactHistory& history,
+                            RestingPass& resting) {
+  if (!history.touchingLastPass(&manifold)) return;
+  const Scalar carried = history.impulseLastPass(&manifold);
+  if (carried > 0) resting.warmStart(point, btScalar(carried));
 }
 
 void Island::keep(const IslandContact& c, bool touching) {

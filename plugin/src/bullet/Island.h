@@ -115,6 +115,9 @@ class Island {
   /// in contacts (touching, or closing within the step), false if in speculative.
   [[nodiscard]] bool classify(IslandContact& c, const btPersistentManifold& manifold, const SolverSettings& settings,
                 ContactHistory& history, RestingPass& resting, bool ownPoint = false);
+  /// Warm-starts a new point of a one-point manifold with last pass's impulse of that manifold.
+  void carryWarmStart(btManifoldPoint& point, const btPersistentManifold& manifold, ContactHistory& history,
+                      RestingPass& resting);
   /// Appends \p c to contacts (\p touching, as classify says) or speculative.
   void keep(const IslandContact& c, bool touching);
   /// Our own speculative points for the corners of a box, hull or capsule

@@ -67,6 +67,7 @@ void reserveRestingBuffers(bullet_detail::RestingPass::Buffers& buffers, int num
   reserveFor(buffers.constraints, static_cast<std::size_t>(numConstraints));
   reserveFor(buffers.hidden, manifolds * MANIFOLD_CACHE_SIZE);
   reserveFor(buffers.unpushed, manifolds * MANIFOLD_CACHE_SIZE);
+  reserveFor(buffers.warmStarts, manifolds);
   reserveFor(buffers.solver.points, manifolds * MANIFOLD_CACHE_SIZE);
 }
 

@@ -236,6 +236,7 @@ RestingPass::RestingPass(Buffers& buffers) : m_b(buffers) {
   m_b.constraints.clear();
   m_b.hidden.clear();
   m_b.unpushed.clear();
+  m_b.warmStarts.clear();
   m_b.solver.points.clear();
 }
 
@@ -264,6 +265,10 @@ btScalar RestingPass::run(btCollisionObject** bodies, int numBodies, const btCon
   }
   for (auto& hidden : m_b.hidden) hidden.first->m_distance1 = BT_LARGE_FLOAT;
   m_hiddenApplied = true;
+  // After hiding: an impact point that separates keeps no impulse of the
+  // pass's (the destructor clears it), so none is carried into it either.
+  for (auto& [point, impulse] : m_b.warmStarts)
+    if (point->m_distance1 != BT_LARGE_FLOAT && point->m_appliedImpulse == 0) point->m_appliedImpulse = impulse;
   return solver.solveGroup(
       bodies, numBodies, m_b.manifolds.data(), static_cast<int>(m_b.manifolds.size()), m_b.constraints.data(),
       static_cast<int>(m_b.constraints.size()), restingInfo, debugDrawer, dispatcher);

@@ -65,6 +65,7 @@ class RestingPass {
     std::vector<btTypedConstraint*> constraints;
     std::vector<std::pair<btManifoldPoint*, btScalar>> hidden;                 // point, original distance
     std::vector<std::pair<btManifoldPoint*, std::pair<int, btScalar>>> unpushed;  // point, flags and ERP
+    std::vector<std::pair<btManifoldPoint*, btScalar>> warmStarts;             // point, impulse carried over
     // Runs the pass (warm starting lives in the manifold points, so a solver
     // of our own sees what the world's would); its list is the points pushed out.
     PushOutSolver solver;
@@ -86,6 +87,11 @@ class RestingPass {
     keepOverlap(point);
     m_b.solver.points.push_back(&point);
   }
+
+  /// Warm-starts the point with \p impulse (Bullet's pass scales it by its
+  /// warm-starting factor), unless it is hidden or carries an impulse of its
+  /// own by then: a one-point manifold whose point Bullet made anew this frame.
+  void warmStart(btManifoldPoint& point, btScalar impulse) { m_b.warmStarts.emplace_back(&point, impulse); }
 
   /// Runs Bullet's sequential-impulse pass; \p slop is the overlap pushOut leaves.
   btScalar run(btCollisionObject** bodies, int numBodies, const btContactSolverInfo& info, btScalar slop,
