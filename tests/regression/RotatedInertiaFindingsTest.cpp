@@ -45,8 +45,7 @@ TEST(RigidBodyMass, RotatedSingularOrIllConditionedInverseInertiaGivesAPsdMass) 
     body.inverseInertiaWorld = 0.5 * (body.inverseInertiaWorld + body.inverseInertiaWorld.transpose()).eval();
     ImpactProblem problem;
     const int id = problem.addRigidBody(body);
-    const BlockLayout& layout = problem.block(id);
-    const Eigen::Map<const Matrix6> mass(problem.massData() + layout.matrixOffset);
+    const Matrix6 mass = problem.rigidInertia(id).mass();
     const Eigen::SelfAdjointEigenSolver<Matrix6> eig(mass);
     const double largest = eig.eigenvalues().cwiseAbs().maxCoeff();
     EXPECT_TRUE(mass.allFinite()) << "trial " << trial;
@@ -70,8 +69,7 @@ TEST(FuzzFindings, RigidRowOfZeroCheckMetricMovedThroughARoundOffInverseInertia)
   ASSERT_EQ(p.blockCount(), 4);
   ASSERT_EQ(p.contactCount(), 62);
   for (int b = 0; b < p.blockCount(); ++b) {
-    const BlockLayout& layout = p.block(b);
-    const Eigen::Map<const Matrix6> inverse(p.inverseMassData() + layout.matrixOffset);
+    const Matrix6 inverse = p.rigidInertia(b).inverse();
     for (int k = 0; k < 6; ++k) EXPECT_GE(inverse(k, k), 0) << "block " << b << ", axis " << k;
   }
   EXPECT_EQ(fuzz::resolveAndCheck(c), "");

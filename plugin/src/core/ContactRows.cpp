@@ -100,7 +100,7 @@ void ContactRows::computeMetricTerms(const SolverBodies& bodies, Scalar restingP
       if (bodies.groups()[g].rigid) {
         const Scalar* c = m_coefficientBase + term.offset;
         Scalar* wt = m_w.data() + term.offset;
-        rigidInverseMassTimes(bodies.inverseMass(g), c, wt);
+        rigidInverseMassTimes(bodies.rigidInertia(g), c, wt);
         for (int k = 0; k < 6; ++k) d += c[k] * wt[k];
         const Scalar squared = Eigen::Map<const Vector6>(c).squaredNorm();
         reference += squared * bodies.scale(g);

@@ -27,11 +27,11 @@ void givenMass(const ImpactProblem& problem, int b, std::vector<Long>& storage) 
     mass = Eigen::Map<const MatrixX>(problem.massData() + layout.matrixOffset, n, n).cast<Long>();
     return;
   }
-  const Eigen::Map<const MatrixX> inverse(problem.inverseMassData() + layout.matrixOffset, n, n);
+  const RigidInertia& inverse = problem.rigidInertia(b);
   mass.setZero();
   for (Index k = 0; k < 3; ++k)
-    if (inverse(k, k) > 0) mass(k, k) = 1 / Long(inverse(k, k));
-  const Eigen::SelfAdjointEigenSolver<Long3> angular(Long3(inverse.block<3, 3>(3, 3).cast<Long>()));
+    if (inverse.inverseLinear[k] > 0) mass(k, k) = 1 / Long(inverse.inverseLinear[k]);
+  const Eigen::SelfAdjointEigenSolver<Long3> angular(Eigen::Map<const Matrix3>(inverse.inverseAngular).cast<Long>());
   const auto& values = angular.eigenvalues();
   const Long cutoff = Long(1e-12) * values.cwiseAbs().maxCoeff();
   Eigen::Matrix<Long, 3, 1> inverted = Eigen::Matrix<Long, 3, 1>::Zero();

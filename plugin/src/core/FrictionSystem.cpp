@@ -93,7 +93,7 @@ int FrictionSystem::addRow(const SolverBodies& bodies, const Scalar* coefficient
     // Rows for every contact of the touching component (thousands on a pile):
     // a dense product per row was most of the stage's build (callgrind).
     if (bodies.groups()[g].rigid) {
-      rigidInverseMassTimes(bodies.inverseMass(g), c.data(), w.data());
+      rigidInverseMassTimes(bodies.rigidInertia(g), c.data(), w.data());
     } else {
       const Eigen::Map<const MatrixX> minv(bodies.inverseMass(g), row.size[t], row.size[t]);
       w.noalias() = minv * c;

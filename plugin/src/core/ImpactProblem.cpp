@@ -51,6 +51,7 @@ void ImpactProblem::reserve(const ProblemBounds& bounds) {
   detail::reserveCapacity(m_velocity, bounds.dofs);
   detail::reserveCapacity(m_mass, bounds.matrixEntries);
   detail::reserveCapacity(m_inverseMass, bounds.matrixEntries);
+  detail::reserveCapacity(m_rigid, bounds.blocks);
   detail::reserveCapacity(m_contacts, bounds.contacts);
   detail::reserveCapacity(m_bilaterals, bounds.bilaterals);
   detail::reserveCapacity(m_rowCoefficients, bounds.rowEntries);
@@ -62,16 +63,19 @@ void ImpactProblem::clearRows() {
   m_rowEntries = 0;
 }
 
-int ImpactProblem::addBlock(Index size) {
+int ImpactProblem::addBlock(Index size, bool rigid) {
   BlockLayout layout;
   layout.velocityOffset = m_dofs;
   layout.size = size;
   layout.matrixOffset = m_matrixEntries;
+  layout.rigid = rigid;
   m_dofs += size;
-  m_matrixEntries += size * size;
   reserveEntries(m_velocity, m_dofs);
-  reserveEntries(m_mass, m_matrixEntries);
-  reserveEntries(m_inverseMass, m_matrixEntries);
+  if (!rigid) {
+    m_matrixEntries += size * size;
+    reserveEntries(m_mass, m_matrixEntries);
+    reserveEntries(m_inverseMass, m_matrixEntries);
+  }
   m_blocks.push_back(layout);
   return static_cast<int>(m_blocks.size()) - 1;
 }
@@ -94,9 +98,8 @@ int ImpactProblem::addDenseBlock(const Eigen::Ref<const MatrixX>& mass, const Ei
     return reject(ErrorCode::MassNotPositiveDefinite, [] { return "dense block mass matrix has no Cholesky factor"; });
   MatrixX inverse = llt.solve(MatrixX::Identity(n, n));
   inverse = 0.5 * (inverse + inverse.transpose()).eval();
-  const int id = addBlock(n);
+  const int id = addBlock(n, false);
   const BlockLayout& b = m_blocks.back();
-  m_rigidZeroEntries = std::min(m_rigidZeroEntries, b.matrixOffset);  // no longer a rigid block's zeros from here
   Eigen::Map<MatrixX>(m_mass.data() + b.matrixOffset, n, n) = symmetric;
   Eigen::Map<MatrixX>(m_inverseMass.data() + b.matrixOffset, n, n) = inverse;
   Eigen::Map<VectorX>(m_velocity.data() + b.velocityOffset, n) = velocity;
@@ -258,17 +261,27 @@ VectorX ImpactProblem::velocity() const {
 
 MatrixX ImpactProblem::denseMass() const {
   MatrixX m = MatrixX::Zero(dofCount(), dofCount());
-  for (const BlockLayout& b : m_blocks)
-    m.block(b.velocityOffset, b.velocityOffset, b.size, b.size) =
-        Eigen::Map<const MatrixX>(m_mass.data() + b.matrixOffset, b.size, b.size);
+  for (std::size_t i = 0; i < m_blocks.size(); ++i) {
+    const BlockLayout& b = m_blocks[i];
+    if (b.rigid)
+      m.block<6, 6>(b.velocityOffset, b.velocityOffset) = m_rigid[i].mass();
+    else
+      m.block(b.velocityOffset, b.velocityOffset, b.size, b.size) =
+          Eigen::Map<const MatrixX>(m_mass.data() + b.matrixOffset, b.size, b.size);
+  }
   return m;
 }
 
 MatrixX ImpactProblem::denseInverseMass() const {
   MatrixX m = MatrixX::Zero(dofCount(), dofCount());
-  for (const BlockLayout& b : m_blocks)
-    m.block(b.velocityOffset, b.velocityOffset, b.size, b.size) =
-        Eigen::Map<const MatrixX>(m_inverseMass.data() + b.matrixOffset, b.size, b.size);
+  for (std::size_t i = 0; i < m_blocks.size(); ++i) {
+    const BlockLayout& b = m_blocks[i];
+    if (b.rigid)
+      m.block<6, 6>(b.velocityOffset, b.velocityOffset) = m_rigid[i].inverse();
+    else
+      m.block(b.velocityOffset, b.velocityOffset, b.size, b.size) =
+          Eigen::Map<const MatrixX>(m_inverseMass.data() + b.matrixOffset, b.size, b.size);
+  }
   return m;
 }
 
@@ -303,9 +316,13 @@ VectorX ImpactProblem::contactBiases() const {
 
 Scalar ImpactProblem::kineticEnergy(const Eigen::Ref<const VectorX>& v) const {
   Scalar energy = 0;
-  for (const BlockLayout& b : m_blocks) {
+  for (std::size_t i = 0; i < m_blocks.size(); ++i) {
+    const BlockLayout& b = m_blocks[i];
     const auto vb = v.segment(b.velocityOffset, b.size);
-    energy += vb.dot(Eigen::Map<const MatrixX>(m_mass.data() + b.matrixOffset, b.size, b.size) * vb);
+    // A rigid block's M materialised: the same product as a dense block's.
+    const Matrix6 rigidMass = b.rigid ? m_rigid[i].mass() : Matrix6();
+    const Scalar* mass = b.rigid ? rigidMass.data() : m_mass.data() + b.matrixOffset;
+    energy += vb.dot(Eigen::Map<const MatrixX>(mass, b.size, b.size) * vb);
   }
   return 0.5 * energy;
 }

@@ -118,8 +118,12 @@ void SolverBodies::buildJoinedGroups() {
     const auto gi = static_cast<std::size_t>(m_blockGroup[b]);
     const Group& g = m_groups[gi];
     Eigen::Map<MatrixX> target(m_inverseMass.data() + g.matrixOffset, g.size, g.size);
-    target.block(m_blockOffsetInGroup[b], m_blockOffsetInGroup[b], layout.size, layout.size) =
-        Eigen::Map<const MatrixX>(p.inverseMassData() + layout.matrixOffset, layout.size, layout.size);
+    const Index at = m_blockOffsetInGroup[b];
+    if (layout.rigid)
+      target.block<6, 6>(at, at) = p.rigidInertia(static_cast<int>(b)).inverse();
+    else
+      target.block(at, at, layout.size, layout.size) =
+          Eigen::Map<const MatrixX>(p.inverseMassData() + layout.matrixOffset, layout.size, layout.size);
     // The scale of the unprojected M⁻¹: what "round-off of the metric" is measured against.
     m_groupScale[gi] = std::max(m_groupScale[gi], target.cwiseAbs().maxCoeff());
   }
@@ -145,18 +149,11 @@ void SolverBodies::blockFactor(std::size_t gi, Eigen::Map<MatrixX>& factor) {
         factor.block(at, at + c, layout.size, 1) =
             (values[c] > cutoff ? std::sqrt(values[c]) : Scalar(0)) * eig.eigenvectors().col(c);
     };
-    const Eigen::Map<const MatrixX> blockInverse(p.inverseMassData() + layout.matrixOffset, layout.size, layout.size);
     if (!layout.rigid) {
       inverseCholeskyFactor(p.massData() + layout.matrixOffset, layout.size, factor.block(at, at, layout.size, layout.size));
       factor.block(at, at, layout.size, layout.size).transposeInPlace();
-    } else if (layout.size == 6) {
-      place(Eigen::SelfAdjointEigenSolver<Matrix6>(Matrix6(blockInverse)));
-    } else if (layout.size <= kSmallCapacity) {
-      m_smallBlockEigen.compute(blockInverse);
-      place(m_smallBlockEigen);
     } else {
-      m_blockEigen.compute(blockInverse);
-      place(m_blockEigen);
+      place(Eigen::SelfAdjointEigenSolver<Matrix6>(p.rigidInertia(static_cast<int>(b)).inverse()));
     }
   }
 }

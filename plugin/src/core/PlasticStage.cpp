@@ -146,7 +146,6 @@ void PlasticStage::buildFactorRows(const StageContext& c) {
   for (std::size_t gi = 0; gi < groupCount; ++gi) {
     if (!m_groupTouched[gi]) continue;
     const Group& g = bodies.groups()[gi];
-    Eigen::Map<const MatrixX> minv(bodies.inverseMass(gi), g.size, g.size);
     Eigen::Map<MatrixX> factor(m_factorTransposed.data() + m_factorOffset[gi], g.size, g.size);
     const auto fill = [&](const auto& eig) {
       const auto values = eig.eigenvalues();
@@ -167,10 +166,14 @@ void PlasticStage::buildFactorRows(const StageContext& c) {
       const ImpactProblem& p = bodies.problem();
       detail::inverseCholeskyFactor(p.massData() + p.block(g.block).matrixOffset, g.size, factor);
       m_massFactored[gi] = 1;
-    } else if (g.size == 6) {
-      fill(Eigen::SelfAdjointEigenSolver<Matrix6>(Matrix6(minv)));  // rigid bodies: fixed size, no heap
+    } else if (g.rigid) {
+      fill(Eigen::SelfAdjointEigenSolver<Matrix6>(bodies.rigidInertia(gi).inverse()));  // fixed size, no heap
     } else {
-      fill(Eigen::SelfAdjointEigenSolver<MatrixX>(minv));
+      const Eigen::Map<const MatrixX> minv(bodies.inverseMass(gi), g.size, g.size);
+      if (g.size == 6)
+        fill(Eigen::SelfAdjointEigenSolver<Matrix6>(Matrix6(minv)));
+      else
+        fill(Eigen::SelfAdjointEigenSolver<MatrixX>(minv));
     }
   }
   const auto m = static_cast<Index>(rows.active().size());

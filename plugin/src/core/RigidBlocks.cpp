@@ -1,5 +1,5 @@
 // ImpactProblem's rigid bodies (addRigidBody): the checks, the common free
-// body's fast path, locked axes, and the block's M and M⁻¹. Apart from
+// body's fast path, locked axes, and the block's compact M and M⁻¹. Apart from
 // ImpactProblem.cpp so that each file stays readable (and within 500 lines).
 #include <Eigen/Eigenvalues>
 #include <algorithm>
@@ -65,8 +65,8 @@ inline bool lockedOrFree(const Vector3& factor) {
   return zeroOrOne(factor[0]) && zeroOrOne(factor[1]) && zeroOrOne(factor[2]);
 }
 
-// A rigid block's angular 3 × 3 part inside its 6 × 6 column-major storage.
-using AngularPart = Eigen::Map<Matrix3, 0, Eigen::OuterStride<6>>;
+// A rigid block's angular 3 × 3 part in its compact storage (RigidInertia).
+using AngularPart = Eigen::Map<Matrix3>;
 
 // addRigidBody's common case in one pass of scalar code: a free body with
 // finite data, positive mass and a well-conditioned inverse inertia (the
@@ -115,29 +115,14 @@ bool commonFreeBody(const RigidBodyInput& body, AngularPart inverseInertia, Angu
   return inertiaProbe == 0 && inertiaLargest * inertiaScale <= 1e12;
 }
 
-// The common free body (commonFreeBody) written where its block will live,
-// at \p offset of the mass storage: the storage is grown and the new block's
-// zeros written first (pushRigidBlock's rule), and ImpactProblem adds the
-// block only when this returns true, once the body passed every check.
-// M = diag(m) ⊕ inertia, M⁻¹ = diag(1/m) ⊕ inverse inertia (the linear
-// factors are all 1).
-bool writeCommonFreeBody(const RigidBodyInput& body, Index offset, std::vector<Scalar>& massStorage,
-                         std::vector<Scalar>& inverseMassStorage, Index& rigidZeroEntries) {
-  detail::growWithin(massStorage, static_cast<std::size_t>(offset + 36));
-  detail::growWithin(inverseMassStorage, static_cast<std::size_t>(offset + 36));
-  Eigen::Map<Matrix6> mass(massStorage.data() + offset);
-  Eigen::Map<Matrix6> inverseMass(inverseMassStorage.data() + offset);
-  if (offset + 36 > rigidZeroEntries) {
-    mass.setZero();
-    inverseMass.setZero();
-    if (offset == rigidZeroEntries) rigidZeroEntries += 36;
-  }
-  if (!commonFreeBody(body, AngularPart(inverseMass.data() + 21), AngularPart(mass.data() + 21))) return false;
-  const Scalar m = 1 / body.inverseMass;
-  for (int k = 0; k < 3; ++k) {
-    inverseMass(k, k) = body.inverseMass;
-    mass(k, k) = m;
-  }
+// The common free body (commonFreeBody) written into its block's compact
+// storage \p target; ImpactProblem adds the block only when this returns
+// true, once the body passed every check. M = diag(m) ⊕ inertia,
+// M⁻¹ = diag(1/m) ⊕ inverse inertia (the linear factors are all 1).
+bool writeCommonFreeBody(const RigidBodyInput& body, RigidInertia& target) {
+  if (!commonFreeBody(body, AngularPart(target.inverseAngular), AngularPart(target.angularMass))) return false;
+  for (int k = 0; k < 3; ++k) target.inverseLinear[k] = body.inverseMass;
+  target.linearMass = 1 / body.inverseMass;
   return true;
 }
 
@@ -175,9 +160,10 @@ void removeRoundOffMobility(Matrix3& metric, const Vector3& angularFactor, Scala
 }  // namespace
 
 int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
-  if (writeCommonFreeBody(body, m_matrixEntries, m_mass, m_inverseMass, m_rigidZeroEntries)) {
-    const int id = addBlock(6);
-    m_blocks.back().rigid = true;
+  // Written where the new block's entry will be: m_rigid is indexed by block.
+  detail::growWithin(m_rigid, m_blocks.size() + 1);
+  if (writeCommonFreeBody(body, m_rigid[m_blocks.size()])) {
+    const int id = addBlock(6, true);
     Scalar* v = m_velocity.data() + m_blocks.back().velocityOffset;
     for (int k = 0; k < 3; ++k) {
       v[k] = body.linearVelocity[k];
@@ -253,26 +239,14 @@ int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
 
 // M = diag(m) ⊕ angular inertia and M⁻¹ = diag(1/m · linear factor) ⊕ angular metric.
 int ImpactProblem::pushRigidBlock(const RigidBodyInput& body, const Matrix3& angularMetric, const Matrix3& inertia) {
-  const int id = addBlock(6);
-  BlockLayout& b = m_blocks.back();
-  b.rigid = true;
-  Eigen::Map<Matrix6> mass(m_mass.data() + b.matrixOffset);
-  Eigen::Map<Matrix6> inverseMass(m_inverseMass.data() + b.matrixOffset);
-  // A rigid block written at this offset before (and not overwritten by a
-  // dense block since) left zeros wherever this one has them: only the
-  // diagonal and the angular part are written again. Zero-filling both
-  // 6 × 6 matrices was a seventh of addRigidBody's instructions (callgrind).
-  if (b.matrixOffset + 36 > m_rigidZeroEntries) {
-    mass.setZero();
-    inverseMass.setZero();
-    if (b.matrixOffset == m_rigidZeroEntries) m_rigidZeroEntries += 36;
-  }
-  for (int k = 0; k < 3; ++k) {
-    inverseMass(k, k) = body.inverseMass * body.linearFactor[k];
-    mass(k, k) = 1 / body.inverseMass;
-  }
-  inverseMass.bottomRightCorner<3, 3>() = angularMetric;
-  mass.bottomRightCorner<3, 3>() = inertia;
+  detail::growWithin(m_rigid, m_blocks.size() + 1);
+  RigidInertia& r = m_rigid[m_blocks.size()];
+  const int id = addBlock(6, true);
+  for (int k = 0; k < 3; ++k) r.inverseLinear[k] = body.inverseMass * body.linearFactor[k];
+  r.linearMass = 1 / body.inverseMass;
+  AngularPart(r.inverseAngular) = angularMetric;
+  AngularPart(r.angularMass) = inertia;
+  const BlockLayout& b = m_blocks.back();
   Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset) = body.linearVelocity;
   Eigen::Map<Vector3>(m_velocity.data() + b.velocityOffset + 3) = body.angularVelocity;
   return id;

@@ -11,10 +11,9 @@ namespace propimpact::detail {
 namespace {
 
 // max |M⁻¹| of a rigid block: its coupling entries are zero.
-Scalar rigidScale(const Scalar* inverseMass) {
-  Scalar largest = std::max({inverseMass[0], inverseMass[7], inverseMass[14]});
-  for (int c = 3; c < 6; ++c)
-    for (int r = 3; r < 6; ++r) largest = std::max(largest, std::abs(inverseMass[6 * c + r]));
+Scalar rigidScale(const RigidInertia& r) {
+  Scalar largest = std::max({r.inverseLinear[0], r.inverseLinear[1], r.inverseLinear[2]});
+  for (int k = 0; k < 9; ++k) largest = std::max(largest, std::abs(r.inverseAngular[k]));
   return largest;
 }
 
@@ -32,13 +31,6 @@ inline bool sameBits(const Scalar* a, const Scalar* b, Index n) {
   return differ == 0;
 }
 
-// aᵀ M b for a rigid block: diagonal linear part, 3 × 3 angular part.
-Scalar rigidInner(const Scalar* mass, const Scalar* a, const Scalar* b) {
-  Scalar value = a[0] * mass[0] * b[0] + a[1] * mass[7] * b[1] + a[2] * mass[14] * b[2];
-  for (int r = 3; r < 6; ++r) value += a[r] * (mass[18 + r] * b[3] + mass[24 + r] * b[4] + mass[30 + r] * b[5]);
-  return value;
-}
-
 }  // namespace
 
 void SolverBodies::build(const ImpactProblem& problem) {
@@ -51,6 +43,7 @@ void SolverBodies::build(const ImpactProblem& problem) {
   m_anyProjector = false;
   m_dofs = problem.dofCount();
   m_identityOrder = problem.bilateralCount() == 0;
+  m_rigidBase = problem.rigidInertiaData();
   if (m_identityOrder) {
     buildSingleBlocks();
     m_inverseMassBase = problem.inverseMassData();
@@ -100,9 +93,9 @@ void SolverBodies::buildSingleBlocks() {
     g.matrixOffset = layout.matrixOffset;
     g.rigid = layout.rigid;
     g.block = static_cast<int>(b);
-    const Scalar* source = p.inverseMassData() + layout.matrixOffset;
-    m_groupScale[b] = layout.rigid ? rigidScale(source)
-                                   : Eigen::Map<const MatrixX>(source, layout.size, layout.size).cwiseAbs().maxCoeff();
+    m_groupScale[b] = layout.rigid ? rigidScale(m_rigidBase[b])
+                                   : Eigen::Map<const MatrixX>(p.inverseMassData() + layout.matrixOffset, layout.size,
+                                                               layout.size).cwiseAbs().maxCoeff();
     m_blockGroup[b] = static_cast<int>(b);
     m_blockOffsetInGroup[b] = 0;
   }
@@ -167,8 +160,8 @@ void SolverBodies::prescribedPart(const Scalar* internal, std::vector<Scalar>& o
     // joint error, set aside before this is asked.
     const Index at = m_groups[static_cast<std::size_t>(m_blockGroup[static_cast<std::size_t>(b)])].offset +
                      m_blockOffsetInGroup[static_cast<std::size_t>(b)];
-    const Eigen::Map<const Matrix6> mass(p.massData() + layout.matrixOffset);
-    const Eigen::Map<const Matrix6> minv(p.inverseMassData() + layout.matrixOffset);
+    const Matrix6 mass = p.rigidInertia(b).mass();
+    const Matrix6 minv = p.rigidInertia(b).inverse();
     const Eigen::Map<const Vector6> v(internal + at);
     const Vector6 momentum = mass * v;
     Eigen::Map<Vector6>(out.data() + at).noalias() = v - minv * momentum;
@@ -183,7 +176,7 @@ namespace {
 inline Scalar innerOfBlock(const ImpactProblem& p, int block, const Scalar* a, const Scalar* b,
                            std::vector<Scalar>& massTimes) {
   const BlockLayout& layout = p.block(block);
-  if (layout.rigid) return rigidInner(p.massData() + layout.matrixOffset, a, b);
+  if (layout.rigid) return rigidInner(p.rigidInertia(block), a, b);
   if (layout.size == 6) {
     Eigen::Map<const Matrix6> mass(p.massData() + layout.matrixOffset);
     const Vector6 product = mass * Eigen::Map<const Vector6>(b);
@@ -213,7 +206,7 @@ Scalar SolverBodies::kineticInner(const Eigen::Ref<const VectorX>& a, const Eige
     const Scalar* y = b.data() + layout.velocityOffset;
     // A zero block of b adds a term of ±0, which leaves any sum started at +0 as it was.
     if (skipZeroOfB && std::all_of(y, y + layout.size, [](Scalar e) { return e == 0; })) continue;
-    value += layout.rigid ? rigidInner(p.massData() + layout.matrixOffset, x, y) : innerOfBlock(p, blk, x, y, m_massTimes);
+    value += layout.rigid ? rigidInner(m_rigidBase[blk], x, y) : innerOfBlock(p, blk, x, y, m_massTimes);
   }
   return value;
 }
@@ -237,7 +230,7 @@ Scalar SolverBodies::setReference(const Eigen::Ref<const VectorX>& v0) {
       m_anyAtRest = true;
       continue;
     }
-    const Scalar term = layout.rigid ? rigidInner(p.massData() + layout.matrixOffset, x, x)
+    const Scalar term = layout.rigid ? rigidInner(m_rigidBase[blk], x, x)
                                      : innerOfBlock(p, blk, x, x, m_massTimes);
     m_referenceTerms[static_cast<std::size_t>(blk)] = term;
     m_atRest[static_cast<std::size_t>(blk)] = 0;
@@ -258,7 +251,7 @@ Scalar SolverBodies::kineticEnergy(const Eigen::Ref<const VectorX>& v) const {
     if (layout.rigid ? sameBits(x, x0, 6) : sameBits(x, x0, layout.size))
       value += m_referenceTerms[static_cast<std::size_t>(blk)];
     else
-      value += layout.rigid ? rigidInner(p.massData() + layout.matrixOffset, x, x) : innerOfBlock(p, blk, x, x, m_massTimes);
+      value += layout.rigid ? rigidInner(m_rigidBase[blk], x, x) : innerOfBlock(p, blk, x, x, m_massTimes);
   }
   return 0.5 * value;
 }

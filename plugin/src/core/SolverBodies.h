@@ -33,17 +33,26 @@ constexpr Scalar kMetricNoise = 1e-13;
 struct Group {
   Index offset = 0;        ///< first internal velocity component.
   Index size = 0;          ///< dofs.
-  Index matrixOffset = 0;  ///< first entry of its size × size matrices (column-major).
-  bool rigid = false;      ///< one rigid body's block (BlockLayout::rigid): structured kernels apply.
+  Index matrixOffset = 0;  ///< first entry of its size × size matrices (column-major); none for a rigid group.
+  bool rigid = false;      ///< one rigid body's block (BlockLayout::rigid): its M⁻¹ is compact (RigidInertia).
   int block = -1;          ///< the problem's block when the group has exactly one, else -1.
 };
 
 /// w = M⁻¹ c for a rigid block (BlockLayout::rigid): the diagonal linear part
 /// and the 3 × 3 angular part, 12 products instead of a 6 × 6 matrix's 36.
-inline void rigidInverseMassTimes(const Scalar* inverseMass, const Scalar* c, Scalar* w) {
-  for (int k = 0; k < 3; ++k) w[k] = inverseMass[7 * k] * c[k];
-  for (int k = 3; k < 6; ++k)
-    w[k] = inverseMass[6 * 3 + k] * c[3] + inverseMass[6 * 4 + k] * c[4] + inverseMass[6 * 5 + k] * c[5];
+inline void rigidInverseMassTimes(const RigidInertia& r, const Scalar* c, Scalar* w) {
+  for (int k = 0; k < 3; ++k) w[k] = r.inverseLinear[k] * c[k];
+  const Scalar* a = r.inverseAngular;
+  for (int k = 0; k < 3; ++k) w[3 + k] = a[k] * c[3] + a[3 + k] * c[4] + a[6 + k] * c[5];
+}
+
+/// aᵀ M b for a rigid block: diagonal linear part, 3 × 3 angular part.
+inline Scalar rigidInner(const RigidInertia& r, const Scalar* a, const Scalar* b) {
+  const Scalar m = r.linearMass;
+  const Scalar* i = r.angularMass;
+  Scalar value = a[0] * m * b[0] + a[1] * m * b[1] + a[2] * m * b[2];
+  for (int k = 0; k < 3; ++k) value += a[3 + k] * (i[k] * b[3] + i[3 + k] * b[4] + i[6 + k] * b[5]);
+  return value;
 }
 
 /// The groups, their admissible inverse masses and the joints' projection.
@@ -96,8 +105,12 @@ class SolverBodies {
   [[nodiscard]] const std::vector<Group>& groups() const { return m_groups; }
   [[nodiscard]] int groupOf(int block) const { return m_blockGroup[static_cast<std::size_t>(block)]; }
   [[nodiscard]] Index offsetInGroup(int block) const { return m_blockOffsetInGroup[static_cast<std::size_t>(block)]; }
-  /// M⁻¹_c of group \p g (column-major, size × size).
+  /// M⁻¹_c of group \p g (column-major, size × size); not for a rigid group (rigidInertia).
   [[nodiscard]] const Scalar* inverseMass(std::size_t g) const { return m_inverseMassBase + m_groups[g].matrixOffset; }
+  /// M and M⁻¹ of a rigid group \p g (Group::rigid), which is its block's:
+  /// groups are rigid only without joints, where group g is block g (one
+  /// look-up in the kernels, not three).
+  [[nodiscard]] const RigidInertia& rigidInertia(std::size_t g) const { return m_rigidBase[g]; }
   /// max |M⁻¹| of group \p g before the joints' projection: what "round-off of the metric" is measured against.
   [[nodiscard]] Scalar scale(std::size_t g) const { return m_groupScale[g]; }
   [[nodiscard]] bool anyJoint() const { return m_anyProjector; }
@@ -126,6 +139,7 @@ class SolverBodies {
   std::vector<Index> m_blockOffsetInGroup;
   std::vector<Scalar> m_inverseMass;          // joined groups' M⁻¹_c
   const Scalar* m_inverseMassBase = nullptr;  // m_inverseMass, or the problem's M⁻¹ without joints
+  const RigidInertia* m_rigidBase = nullptr;  // the problem's rigid blocks, indexed by block
   std::vector<Scalar> m_groupScale;
   // Per joined group, C = M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺B: the part of a velocity that violates the joints.
   std::vector<Scalar> m_constraintProjector;
@@ -141,8 +155,6 @@ class SolverBodies {
   DisjointSets m_joined;
   std::vector<int> m_rootGroup, m_members, m_groupBlockStart, m_groupBlocks, m_fill;
   std::vector<Scalar> m_bufferB, m_bufferFactor, m_bufferTransfer;
-  Eigen::SelfAdjointEigenSolver<SmallMatrix> m_smallBlockEigen;
-  Eigen::SelfAdjointEigenSolver<MatrixX> m_blockEigen;
   Eigen::JacobiSVD<SmallMatrix> m_smallJointSvd;
   Eigen::JacobiSVD<MatrixX> m_jointSvd;
   SmallMatrix m_smallJointA, m_smallJointScaled;

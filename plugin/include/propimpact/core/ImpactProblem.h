@@ -34,14 +34,43 @@ struct RigidBodyInput {
   Vector3 angularFactor = Vector3::Ones();              ///< each 0 or 1 (world axes).
 };
 
+/// A rigid body's block in compact form: M = m I₃ ⊕ I and M⁻¹ = diag(l) ⊕ A
+/// with zero coupling (l = m⁻¹ times the linear factors, A the angular
+/// metric of addRigidBody, I the inertia). 22 numbers where two dense 6 × 6
+/// matrices took 72: those were most of addRigidBody's cost and of a large
+/// problem's memory traffic (callgrind, the core chain).
+struct RigidInertia {
+  Scalar inverseLinear[3];   ///< M⁻¹'s linear diagonal.
+  Scalar linearMass;         ///< M's linear diagonal (the same on every axis).
+  Scalar inverseAngular[9];  ///< M⁻¹'s angular part, symmetric, column-major.
+  Scalar angularMass[9];     ///< M's angular part, symmetric, column-major.
+
+  /// The dense 6 × 6 M and M⁻¹ (zero coupling), for code that needs a matrix.
+  [[nodiscard]] Matrix6 mass() const {
+    Matrix6 m = Matrix6::Zero();
+    for (int k = 0; k < 3; ++k) m(k, k) = linearMass;
+    m.bottomRightCorner<3, 3>() = Eigen::Map<const Matrix3>(angularMass);
+    return m;
+  }
+  [[nodiscard]] Matrix6 inverse() const {
+    Matrix6 m = Matrix6::Zero();
+    for (int k = 0; k < 3; ++k) m(k, k) = inverseLinear[k];
+    m.bottomRightCorner<3, 3>() = Eigen::Map<const Matrix3>(inverseAngular);
+    return m;
+  }
+};
+
 /// Where one block lives in the flat arrays.
 struct BlockLayout {
   Index velocityOffset = 0;  ///< first generalized-velocity component.
   Index size = 0;            ///< number of dofs.
-  Index matrixOffset = 0;    ///< first entry of its size x size (column-major) matrices.
+  /// A dense block's: first entry of its size x size (column-major) matrices
+  /// in massData() / inverseMassData(). A rigid block has none there (see rigid).
+  Index matrixOffset = 0;
   /// A rigid body's block (addRigidBody): M and M⁻¹ are a diagonal linear
-  /// part and a symmetric angular part with zero coupling, which the resolver's
-  /// kernels exploit instead of multiplying full 6 × 6 matrices.
+  /// part and a symmetric angular part with zero coupling, stored compactly
+  /// (ImpactProblem::rigidInertia), which the resolver's kernels use instead
+  /// of multiplying full 6 × 6 matrices.
   bool rigid = false;
   /// A rigid body that may have axes no impulse moves (a locked factor, or an
   /// inverse inertia whose smallest principal value is cut to zero): its
@@ -73,7 +102,7 @@ struct RowLayout {
 struct ProblemBounds {
   int blocks = 0;           ///< rigid bodies and dense blocks.
   Index dofs = 0;           ///< generalized velocity components.
-  Index matrixEntries = 0;  ///< entries of the blocks' size × size mass matrices together.
+  Index matrixEntries = 0;  ///< entries of the dense blocks' size × size mass matrices together.
   int contacts = 0;         ///< contact rows.
   int bilaterals = 0;       ///< bilateral rows.
   Index rowEntries = 0;     ///< coefficients of every row together.
@@ -81,8 +110,7 @@ struct ProblemBounds {
   static ProblemBounds rigid(int bodies, int contacts) {
     ProblemBounds b;
     b.blocks = bodies;
-    b.dofs = 6 * Index(bodies);
-    b.matrixEntries = 36 * Index(bodies);
+    b.dofs = 6 * Index(bodies);  // rigid blocks take no matrixEntries (RigidInertia)
     b.contacts = contacts;
     b.rowEntries = 12 * Index(contacts);
     return b;
@@ -172,8 +200,14 @@ class ImpactProblem {
   [[nodiscard]] const RowLayout& contact(int i) const { return m_contacts[static_cast<std::size_t>(i)]; }
   [[nodiscard]] const RowLayout& bilateral(int i) const { return m_bilaterals[static_cast<std::size_t>(i)]; }
   [[nodiscard]] const Scalar* velocityData() const { return m_velocity.data(); }
+  /// The dense blocks' M and M⁻¹ (at BlockLayout::matrixOffset, column-major).
+  /// Rigid blocks are not there: see rigidInertia(), or denseMass().
   [[nodiscard]] const Scalar* massData() const { return m_mass.data(); }
   [[nodiscard]] const Scalar* inverseMassData() const { return m_inverseMass.data(); }
+  /// M and M⁻¹ of block \p b, which must be rigid (BlockLayout::rigid).
+  [[nodiscard]] const RigidInertia& rigidInertia(int b) const { return m_rigid[static_cast<std::size_t>(b)]; }
+  /// rigidInertia(b) is rigidInertiaData()[b] (the storage is indexed by block).
+  [[nodiscard]] const RigidInertia* rigidInertiaData() const { return m_rigid.data(); }
   [[nodiscard]] const Scalar* rowData() const { return m_rowCoefficients.data(); }
   /// Entries of rowData() in use (contact and bilateral rows together).
   [[nodiscard]] Index rowEntryCount() const { return m_rowEntries; }
@@ -192,7 +226,7 @@ class ImpactProblem {
   [[nodiscard]] Scalar kineticEnergy(const Eigen::Ref<const VectorX>& v) const;
 
  private:
-  int addBlock(Index size);
+  int addBlock(Index size, bool rigid);
   int pushRigidBlock(const RigidBodyInput& body, const Matrix3& angularMetric, const Matrix3& inertia);
   Index appendCoefficients(const Scalar* coefficients, Index count);
   /// Throws, or records and returns kRejected (InputErrors); \p describe
@@ -211,6 +245,9 @@ class ImpactProblem {
   std::vector<Scalar> m_velocity;
   std::vector<Scalar> m_mass;
   std::vector<Scalar> m_inverseMass;
+  // Indexed by block id, parallel to m_blocks (a dense block's entry unused):
+  // one look-up for the kernels, and grown only, like the flat arrays.
+  std::vector<RigidInertia> m_rigid;
   std::vector<RowLayout> m_contacts;
   std::vector<RowLayout> m_bilaterals;
   std::vector<Scalar> m_rowCoefficients;
@@ -220,10 +257,6 @@ class ImpactProblem {
   Index m_dofs = 0;
   Index m_matrixEntries = 0;
   Index m_rowEntries = 0;
-  // Entries [0, m_rigidZeroEntries) of m_mass and m_inverseMass hold rigid
-  // blocks (6 × 6, at multiples of 36) written by an earlier build: their
-  // zero entries need no second fill. Only a dense block overwrites them.
-  Index m_rigidZeroEntries = 0;
   InputErrors m_inputErrors = InputErrors::Throw;
   ErrorCode m_lastError = ErrorCode::BadOption;  // meaningful once m_rejected > 0
   int m_rejected = 0;
