@@ -11,6 +11,7 @@
 #include "../fuzz/WorldFuzzer.h"
 #include "BulletTestSupport.h"
 #include "WorldFindingFile.h"
+#include "WorldFindingRun.h"
 
 namespace propimpact {
 namespace {
@@ -25,20 +26,7 @@ constexpr std::size_t kSphere = 3;
 /// drop-in or with stock Bullet's solver alone.
 btScalar lowestSphereTop(bool stockBullet) {
   const std::vector<std::uint8_t> bytes = testing::worldFinding(kSandwich);
-  fuzz::FuzzWorld w;
-  fuzz::buildWorld(bytes.data(), bytes.size(), w);
-  EXPECT_FALSE(w.hasKinematic);
-  EXPECT_EQ(w.poisonStep, -1);
-  btSequentialImpulseConstraintSolver stock;
-  if (stockBullet) w.world.setConstraintSolver(&stock);
-  const btRigidBody& sphere = *w.dynamic.at(kSphere);
-  btScalar lowest = testing::top(sphere);
-  for (int step = 0; step < w.substeps; ++step) {
-    w.world.stepSimulation(w.dt, 1, w.dt);
-    lowest = std::min(lowest, testing::top(sphere));
-  }
-  w.world.setConstraintSolver(&w.solver);  // the world must not keep a solver that dies first
-  return lowest;
+  return testing::lowestTopOfFuzzWorld(bytes.data(), bytes.size(), kSphere, stockBullet, [](int, const auto&) {});
 }
 
 // World fuzz finding

@@ -12,6 +12,7 @@
 #include "../fuzz/WorldFuzzer.h"
 #include "BulletTestSupport.h"
 #include "WorldFindingFile.h"
+#include "WorldFindingRun.h"
 
 namespace propimpact {
 namespace {
@@ -33,29 +34,15 @@ bool touchesALockedBody(const ClusterReport& cluster) {
   return false;
 }
 
-/// Steps the fuzzer's world as the fuzzer does (no kinematic body, no NaN in
-/// these two) with its drop-in, or with stock Bullet's solver alone. Returns
-/// the lowest top body \p watched reached; checks the drop-in's impact energies.
+/// The lowest top body \p watched reaches over the fuzzer's run, with the
+/// drop-in (whose impact energies are checked) or with stock Bullet alone.
 btScalar lowestTop(const std::uint8_t* data, std::size_t size, std::size_t watched, bool stockBullet) {
-  fuzz::FuzzWorld w;
-  fuzz::buildWorld(data, size, w);
-  EXPECT_FALSE(w.hasKinematic);
-  EXPECT_EQ(w.poisonStep, -1);
-  btSequentialImpulseConstraintSolver stock;
-  if (stockBullet) w.world.setConstraintSolver(&stock);
-  const btRigidBody& body = *w.dynamic.at(watched);
-  btScalar lowest = testing::top(body);
-  for (int step = 0; step < w.substeps; ++step) {
-    w.world.stepSimulation(w.dt, 1, w.dt);
-    lowest = std::min(lowest, testing::top(body));
-    if (stockBullet) continue;
-    for (const ClusterReport& c : w.solver.lastStepReport().clusters) {
+  return testing::lowestTopOfFuzzWorld(data, size, watched, stockBullet, [](int step, const auto& solver) {
+    for (const ClusterReport& c : solver.lastStepReport().clusters) {
       if (touchesALockedBody(c)) continue;
       EXPECT_LE(c.energyAfter, c.energyBefore * (1 + testing::kEnergyTolerance) + 1e-300) << "step " << step;
     }
-  }
-  w.world.setConstraintSolver(&w.solver);  // the world must not keep a solver that dies first
-  return lowest;
+  });
 }
 
 // World fuzz finding world-capsule-see-sawing-on-one-end-sinks-in-bullets-pass-at-60-hz:

@@ -259,30 +259,31 @@ VectorX ImpactProblem::velocity() const {
   return Eigen::Map<const VectorX>(m_velocity.data(), dofCount());
 }
 
-MatrixX ImpactProblem::denseMass() const {
-  MatrixX m = MatrixX::Zero(dofCount(), dofCount());
-  for (std::size_t i = 0; i < m_blocks.size(); ++i) {
-    const BlockLayout& b = m_blocks[i];
+namespace {
+/// The block-diagonal matrix of the blocks: a rigid block's 6 × 6 from
+/// \p rigidBlock(i), a dense block's from \p dense at its matrix offset.
+template <class RigidBlock>
+MatrixX blockDiagonal(const std::vector<BlockLayout>& blocks, Index dofs, const std::vector<Scalar>& dense,
+                      RigidBlock rigidBlock) {
+  MatrixX m = MatrixX::Zero(dofs, dofs);
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const BlockLayout& b = blocks[i];
     if (b.rigid)
-      m.block<6, 6>(b.velocityOffset, b.velocityOffset) = m_rigid[i].mass();
+      m.block<6, 6>(b.velocityOffset, b.velocityOffset) = rigidBlock(i);
     else
       m.block(b.velocityOffset, b.velocityOffset, b.size, b.size) =
-          Eigen::Map<const MatrixX>(m_mass.data() + b.matrixOffset, b.size, b.size);
+          Eigen::Map<const MatrixX>(dense.data() + b.matrixOffset, b.size, b.size);
   }
   return m;
 }
+}  // namespace
+
+MatrixX ImpactProblem::denseMass() const {
+  return blockDiagonal(m_blocks, dofCount(), m_mass, [this](std::size_t i) { return m_rigid[i].mass(); });
+}
 
 MatrixX ImpactProblem::denseInverseMass() const {
-  MatrixX m = MatrixX::Zero(dofCount(), dofCount());
-  for (std::size_t i = 0; i < m_blocks.size(); ++i) {
-    const BlockLayout& b = m_blocks[i];
-    if (b.rigid)
-      m.block<6, 6>(b.velocityOffset, b.velocityOffset) = m_rigid[i].inverse();
-    else
-      m.block(b.velocityOffset, b.velocityOffset, b.size, b.size) =
-          Eigen::Map<const MatrixX>(m_inverseMass.data() + b.matrixOffset, b.size, b.size);
-  }
-  return m;
+  return blockDiagonal(m_blocks, dofCount(), m_inverseMass, [this](std::size_t i) { return m_rigid[i].inverse(); });
 }
 
 namespace {
