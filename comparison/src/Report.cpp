@@ -9,6 +9,10 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "LandingStudy.h"
 #include "MultiBodyStudy.h"
@@ -44,15 +48,22 @@ void writeFile(const fs::path& path, const std::string& text) {
   file << text;
 }
 
-std::string cradleSection(const Table& t, const fs::path& dir, std::string& summary, std::string& claims) {
-  // (solver, cor, hz) -> aggregate
-  std::map<std::tuple<std::string, double, double>, CradleAggregate> agg;
-  std::map<std::pair<double, double>, std::pair<double, double>> lines;  // (cor, v0) -> (worst propagative ratio, ideal)
+using CradleKey = std::tuple<std::string, double, double>;  ///< (solver order key, cor, hz)
+
+/// The cradle's rows folded per (solver, cor, hz), and per (cor, v0) the
+/// propagative row farthest from the ideal ratio (first: that ratio, second: the ideal).
+struct CradleTotals {
+  std::map<CradleKey, CradleAggregate> bySolver;
+  std::map<std::pair<double, double>, std::pair<double, double>> propagativeLines;
+};
+
+CradleTotals aggregateCradle(const Table& t) {
+  CradleTotals totals;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     const std::string solver = t.text(i, "solver");
     const double cor = t.number(i, "cor"), hz = t.number(i, "hz"), ratio = t.number(i, "energy_ratio");
     const double ideal = t.number(i, "energy_ideal");
-    CradleAggregate& a = agg[{solverOrderKey(solver), cor, hz}];
+    CradleAggregate& a = totals.bySolver[{solverOrderKey(solver), cor, hz}];
     a.minRatio = std::min(a.minRatio, ratio);
     if (ratio > a.maxRatio) {
       a.maxRatio = ratio;
@@ -63,10 +74,49 @@ std::string cradleSection(const Table& t, const fs::path& dir, std::string& summ
     a.maxErrPropagative = std::max(a.maxErrPropagative, t.number(i, "err_vs_propagative"));
     a.maxErrLcp = std::max(a.maxErrLcp, t.number(i, "err_vs_lcp"));
     if (solver == "propagative") {
-      auto [it, fresh] = lines.try_emplace({cor, t.number(i, "v0")}, ratio, ideal);
+      auto [it, fresh] = totals.propagativeLines.try_emplace({cor, t.number(i, "v0")}, ratio, ideal);
       if (!fresh && std::abs(ratio - ideal) > std::abs(it->second.first - ideal)) it->second.first = ratio;
     }
   }
+  return totals;
+}
+
+/// The papers' cradle claims (Sec. I, Fig. 2b) set against the rows at COR 1.
+std::string cradleClaims(const std::map<CradleKey, CradleAggregate>& agg,
+                         const std::map<std::string, std::vector<std::pair<double, double>>>& cor1ByHz) {
+  std::string claims;
+  const auto stockIt = cor1ByHz.find("bullet-si");
+  if (stockIt != cor1ByHz.end()) {
+    double worst = 0;
+    std::string perHz;
+    for (const auto& [hz, ratio] : stockIt->second) {
+      worst = std::max(worst, ratio);
+      perHz += fmt::format("{}{:.4f} at {} Hz", perHz.empty() ? "" : ", ", ratio, hz);
+    }
+    claims += fmt::format("| \"For perfectly elastic collisions the system energy increased by as much as 30%\" "
+                          "(Sec. I) | bullet-si, COR 1: worst energy ratio {:.4f} (+{:.1f} %) |\n",
+                          worst, 100 * (worst - 1));
+    claims += fmt::format("| \"while varying the time step frequency between 60 Hz and 6 kHz the error did not "
+                          "change\" (Sec. I) | bullet-si worst ratio at COR 1: {} |\n", perHz);
+  }
+  const auto ours = cor1ByHz.find("propagative");
+  if (ours != cor1ByHz.end()) {
+    double maxError = 0, maxVelocity = 0;
+    for (const auto& [key, a] : agg)
+      if (std::get<0>(key).substr(2) == "propagative") {
+        maxError = std::max(maxError, a.maxEnergyError);
+        maxVelocity = std::max(maxVelocity, a.maxErrPropagative);
+      }
+    claims += fmt::format("| Fig. 2b: the propagative curves are flat in the impact speed | propagative, every COR, "
+                          "speed, rate and φ: max \\|energy ratio − ideal\\| = {:.3g}, max velocity error {:.3g}·v0 |\n",
+                          maxError, maxVelocity);
+  }
+  return claims;
+}
+
+std::string cradleSection(const Table& t, const fs::path& dir, std::string& summary, std::string& claims) {
+  const CradleTotals totals = aggregateCradle(t);
+  const auto& agg = totals.bySolver;
   std::string summaryCsv = "solver,cor,hz,min_energy_ratio,max_energy_ratio,max_energy_error,max_err_vs_propagative,max_err_vs_lcp\n";
   std::string vsHz = "solver,hz,max_energy_error_pct,max_err_vs_propagative\n";
   std::string md = "## Newton's cradle (seed 000, Fig. 2b)\n\n"
@@ -99,7 +149,7 @@ std::string cradleSection(const Table& t, const fs::path& dir, std::string& summ
     }
   }
   std::string linesCsv = "cor,v0,propagative_pct,ideal_pct\n";
-  for (const auto& [key, value] : lines)
+  for (const auto& [key, value] : totals.propagativeLines)
     linesCsv += fmt::format("{},{},{},{}\n", key.first, key.second, 100 * (value.first - 1), 100 * (value.second - 1));
   writeFile(dir / "cradle_summary.csv", summaryCsv);
   writeFile(dir / "cradle_vs_hz.csv", vsHz);
@@ -109,32 +159,7 @@ std::string cradleSection(const Table& t, const fs::path& dir, std::string& summ
     md = "> **Warning:** the `propagative` rows are far from the propagative outcome: the solver in this build does "
          "not (yet) resolve impacts propagatively; its rows are not results of the model.\n\n" + md;
 
-  const auto stockIt = cor1ByHz.find("bullet-si");
-  if (stockIt != cor1ByHz.end()) {
-    double worst = 0;
-    std::string perHz;
-    for (const auto& [hz, ratio] : stockIt->second) {
-      worst = std::max(worst, ratio);
-      perHz += fmt::format("{}{:.4f} at {} Hz", perHz.empty() ? "" : ", ", ratio, hz);
-    }
-    claims += fmt::format("| \"For perfectly elastic collisions the system energy increased by as much as 30%\" "
-                          "(Sec. I) | bullet-si, COR 1: worst energy ratio {:.4f} (+{:.1f} %) |\n",
-                          worst, 100 * (worst - 1));
-    claims += fmt::format("| \"while varying the time step frequency between 60 Hz and 6 kHz the error did not "
-                          "change\" (Sec. I) | bullet-si worst ratio at COR 1: {} |\n", perHz);
-  }
-  const auto ours = cor1ByHz.find("propagative");
-  if (ours != cor1ByHz.end()) {
-    double maxError = 0, maxVelocity = 0;
-    for (const auto& [key, a] : agg)
-      if (std::get<0>(key).substr(2) == "propagative") {
-        maxError = std::max(maxError, a.maxEnergyError);
-        maxVelocity = std::max(maxVelocity, a.maxErrPropagative);
-      }
-    claims += fmt::format("| Fig. 2b: the propagative curves are flat in the impact speed | propagative, every COR, "
-                          "speed, rate and φ: max \\|energy ratio − ideal\\| = {:.3g}, max velocity error {:.3g}·v0 |\n",
-                          maxError, maxVelocity);
-  }
+  claims += cradleClaims(agg, cor1ByHz);
   return md + "\n![energy change vs impact speed](cradle_energy.png)\n\n![error vs step rate](cradle_error_vs_hz.png)\n\n";
 }
 

@@ -7,6 +7,9 @@
 
 #include <cstdio>
 #include <exception>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <propimpact/bullet/Precision.h>
 #include <propimpact/scenes/Solvers.h>
@@ -129,21 +132,9 @@ void applyCommon(CommonOptions& options, const CommonFlags& flags) {
   options.sweep.progress = !flags.quiet;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (!propimpact::bulletPrecisionMatches()) {
-    fmt::print(stderr, "propimpact-compare: Bullet precision mismatch between the harness and libpropimpact_bullet\n");
-    return 3;
-  }
-  CLI::App app{"propimpact-compare: stock Bullet solvers against the propagative impact solver.\n"
-               "Studies write one CSV (header row, first column 'cell'); 'merge' joins shards; 'report' writes report.md."};
-  app.require_subcommand(1);
-
-  CradleOptions cradle;
-  CommonFlags cradleFlags;
+CLI::App* addCradleCommand(CLI::App& app, CradleOptions& cradle, CommonFlags& flags) {
   CLI::App* cradleCmd = app.add_subcommand("cradle", "three-ball line cradle, B-C touching (seed 000, Fig. 2b)");
-  addCommon(*cradleCmd, cradle, cradleFlags);
+  addCommon(*cradleCmd, cradle, flags);
   cradleCmd->add_option("--v0-count", cradle.v0Count, "impact speeds, log-spaced")->capture_default_str();
   cradleCmd->add_option("--v0-min", cradle.v0Min, "smallest impact speed (m/s)")->capture_default_str();
   cradleCmd->add_option("--v0-max", cradle.v0Max, "largest impact speed (m/s)")->capture_default_str();
@@ -157,11 +148,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cradleCmd->add_option("--velocity-tol", cradle.velocityTolerance, "--check: max err_vs_propagative")
       ->capture_default_str();
+  return cradleCmd;
+}
 
-  BilliardsOptions billiards;
-  CommonFlags billiardsFlags;
+CLI::App* addBilliardsCommand(CLI::App& app, BilliardsOptions& billiards, CommonFlags& flags) {
   CLI::App* billiardsCmd = app.add_subcommand("billiards", "indeterminacy xi(theta) of a three-ball break (seed 000, Fig. 5)");
-  addCommon(*billiardsCmd, billiards, billiardsFlags);
+  addCommon(*billiardsCmd, billiards, flags);
   billiardsCmd->add_option("--theta-count", billiards.thetaCount, "angles from the touching minimum to pi")->capture_default_str();
   billiardsCmd->add_option("--hz", billiards.hz, "step rate")->capture_default_str();
   billiardsCmd->add_option("--phase", billiards.phase, "first-contact depth fraction")->capture_default_str();
@@ -169,11 +161,12 @@ int main(int argc, char** argv) {
   billiardsCmd->add_option("--cor", billiards.cor, "coefficient of restitution")->capture_default_str();
   billiardsCmd->add_option("--settle-steps", billiards.settleSteps, "steps after the impact step")->capture_default_str();
   billiardsCmd->add_option("--tol", billiards.tolerance, "--check: outcome and xi tolerance")->capture_default_str();
+  return billiardsCmd;
+}
 
-  BounceOptions bounce;
-  CommonFlags bounceFlags;
+CLI::App* addBounceCommand(CLI::App& app, BounceOptions& bounce, CommonFlags& flags) {
   CLI::App* bounceCmd = app.add_subcommand("bounce", "apex height per bounce of a ball dropped on a static box");
-  addCommon(*bounceCmd, bounce, bounceFlags);
+  addCommon(*bounceCmd, bounce, flags);
   bounceCmd->add_option("--cor", bounce.cors, "coefficients of restitution")->delimiter(',')->capture_default_str();
   bounceCmd->add_option("--hz", bounce.hz, "step rate")->capture_default_str();
   bounceCmd->add_option("--height", bounce.height, "drop height (m)")->capture_default_str();
@@ -181,6 +174,66 @@ int main(int argc, char** argv) {
   bounceCmd->add_option("--max-time", bounce.maxTime, "simulated seconds at most")->capture_default_str();
   bounceCmd->add_option("--check-bounces", bounce.checkBounces, "--check: first bounces checked")->capture_default_str();
   bounceCmd->add_option("--apex-tol", bounce.apexTolerance, "--check: max |apex / (h cor^2k) - 1|")->capture_default_str();
+  return bounceCmd;
+}
+
+/// `merge` and `report`: the subcommands that work on study CSVs rather than run a study.
+struct TableCommands {
+  std::vector<std::string> mergeInputs;
+  std::string mergeOutput = "-";
+  std::string reportDir = "out";
+  std::string reportCommit = "unknown";
+  CLI::App* merge = nullptr;
+  CLI::App* report = nullptr;
+};
+
+void addTableCommands(CLI::App& app, TableCommands& tables) {
+  tables.merge = app.add_subcommand("merge", "join shard CSVs of one study (sorted by cell)");
+  tables.merge->add_option("inputs", tables.mergeInputs, "shard CSV files")->required();
+  tables.merge->add_option("-o,--output", tables.mergeOutput, "merged CSV ('-' = stdout)")->capture_default_str();
+  tables.report = app.add_subcommand("report", "write report.md and plot data from the study CSVs in a directory");
+  tables.report
+      ->add_option("--dir", tables.reportDir,
+                   "directory holding the study CSVs (cradle, billiards, bounce, landing, pantograph, walker, design)")
+      ->capture_default_str();
+  tables.report->add_option("--commit", tables.reportCommit, "source revision the CSVs came from")->capture_default_str();
+}
+
+/// Runs `merge` or `report` when one was given; returns its exit status, or nothing.
+std::optional<int> runTableCommands(const TableCommands& tables) {
+  if (*tables.merge) {
+    std::vector<Table> parts;
+    for (const auto& path : tables.mergeInputs) parts.push_back(readCsv(path));
+    writeCsv(mergeTables(parts), tables.mergeOutput);
+    return 0;
+  }
+  if (*tables.report) {
+    fmt::print("{}", writeReport(tables.reportDir, tables.reportCommit));
+    return 0;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (!propimpact::bulletPrecisionMatches()) {
+    fmt::print(stderr, "propimpact-compare: Bullet precision mismatch between the harness and libpropimpact_bullet\n");
+    return 3;
+  }
+  CLI::App app{"propimpact-compare: stock Bullet solvers against the propagative impact solver.\n"
+               "Studies write one CSV (header row, first column 'cell'); 'merge' joins shards; 'report' writes report.md."};
+  app.require_subcommand(1);
+
+  CradleOptions cradle;
+  CommonFlags cradleFlags;
+  CLI::App* cradleCmd = addCradleCommand(app, cradle, cradleFlags);
+  BilliardsOptions billiards;
+  CommonFlags billiardsFlags;
+  CLI::App* billiardsCmd = addBilliardsCommand(app, billiards, billiardsFlags);
+  BounceOptions bounce;
+  CommonFlags bounceFlags;
+  CLI::App* bounceCmd = addBounceCommand(app, bounce, bounceFlags);
 
   WorldOptions world;
   WorldFlags worldFlags;
@@ -196,16 +249,8 @@ int main(int argc, char** argv) {
   PileOverlapCommand pileOverlap;
   addPileOverlapCommand(app, pileOverlap);
 
-  std::vector<std::string> mergeInputs;
-  std::string mergeOutput = "-";
-  CLI::App* mergeCmd = app.add_subcommand("merge", "join shard CSVs of one study (sorted by cell)");
-  mergeCmd->add_option("inputs", mergeInputs, "shard CSV files")->required();
-  mergeCmd->add_option("-o,--output", mergeOutput, "merged CSV ('-' = stdout)")->capture_default_str();
-
-  std::string reportDir = "out", reportCommit = "unknown";
-  CLI::App* reportCmd = app.add_subcommand("report", "write report.md and plot data from the study CSVs in a directory");
-  reportCmd->add_option("--dir", reportDir, "directory holding the study CSVs (cradle, billiards, bounce, landing, pantograph, walker, design)")->capture_default_str();
-  reportCmd->add_option("--commit", reportCommit, "source revision the CSVs came from")->capture_default_str();
+  TableCommands tables;
+  addTableCommands(app, tables);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -231,16 +276,7 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "wrote {}: {}\n", exported.output, what);
       return 0;
     }
-    if (*mergeCmd) {
-      std::vector<Table> tables;
-      for (const auto& path : mergeInputs) tables.push_back(readCsv(path));
-      writeCsv(mergeTables(tables), mergeOutput);
-      return 0;
-    }
-    if (*reportCmd) {
-      fmt::print("{}", writeReport(reportDir, reportCommit));
-      return 0;
-    }
+    if (const auto code = runTableCommands(tables)) return *code;
   } catch (const std::exception& error) {
     fmt::print(stderr, "propimpact-compare: {}\n", error.what());
     return 2;
