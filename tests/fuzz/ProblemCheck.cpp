@@ -1,16 +1,15 @@
 // The fuzz checks: every invariant of a resolution (ProblemFuzzer.h).
-#include <Eigen/Eigenvalues>
-#include <Eigen/Geometry>
-#include <Eigen/QR>
-#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "CheckMetrics.h"
 #include "ProblemFuzzer.h"
 #include "propimpact/core/Errors.h"
 #include "propimpact/core/ImpactProblem.h"
@@ -27,144 +26,11 @@ bool sameBits(const VectorX& a, const VectorX& b) {
 
 namespace {
 
-/// What the joints do to the metric, from one factorisation: the admissible
-/// inverse mass and the largest singular value the rank cut-off drops. Both
-/// public helpers and check() take them from here, so check() factorises M⁻¹
-/// and decomposes A = LᵀBᵀ once per case instead of once per helper.
-struct JointMetricCheck {
-  MatrixX admissible;
-  MatrixX admissibleFactor;  // F with admissible = F Fᵀ; empty without joints
-  // L (A⁺)ᵀ = L U_r Σ_r⁻¹ V_rᵀ: times B v, the joints' violating part of v,
-  // C v = M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺B v, within the rank cut-off; empty without joints.
-  MatrixX constraintTransfer;
-  Scalar dropped = 0;
-};
+using detail::JointMetricCheck;
 
-JointMetricCheck jointMetric(const ImpactProblem& p, const MatrixX& minv) {
-  JointMetricCheck out;
-  if (p.bilateralCount() == 0) {
-    out.admissible = minv;
-    return out;
-  }
-  const Eigen::SelfAdjointEigenSolver<MatrixX> eig(minv);
-  const MatrixX factor = eig.eigenvectors() * eig.eigenvalues().cwiseMax(Scalar(0)).cwiseSqrt().asDiagonal();
-  const MatrixX a = factor.transpose() * p.denseBilateralJacobian().transpose();
-  const Eigen::JacobiSVD<MatrixX> svd(a, Eigen::ComputeFullU | Eigen::ComputeFullV);
-  const VectorX& values = svd.singularValues();
-  Index rank = 0;
-  for (Index k = 0; k < values.size(); ++k) {
-    if (values[k] > 1e-6 * values[0])
-      ++rank;
-    else
-      out.dropped = std::max(out.dropped, values[k]);
-  }
-  out.admissibleFactor = factor * svd.matrixU().rightCols(a.rows() - rank);
-  out.admissible = out.admissibleFactor * out.admissibleFactor.transpose();
-  const VectorX inverted = values.head(rank).cwiseInverse();
-  out.constraintTransfer =
-      factor * svd.matrixU().leftCols(rank) * inverted.asDiagonal() * svd.matrixV().leftCols(rank).transpose();
-  return out;
-}
-
-/// diag(J W Jᵀ) without the m×m product: O(m n²), not O(m n² + m² n).
-VectorX rowMetric(const MatrixX& j, const MatrixX& w) { return (j * w).cwiseProduct(j).rowwise().sum(); }
-
-VectorX movableFrom(const VectorX& d, const VectorX& references) {
-  VectorX movable = VectorX::Zero(d.size());
-  for (Index i = 0; i < d.size(); ++i) movable[i] = d[i] > 1e-13 * references[i] ? 1 : 0;
-  return movable;
-}
-
-VectorX rowReferences(const ImpactProblem& p, const MatrixX& j, const MatrixX& minv);
-
-}  // namespace
-
-/// M⁻¹ restricted to the motions the joints admit, M⁻¹ − M⁻¹Bᵀ(BM⁻¹Bᵀ)⁺BM⁻¹,
-/// computed as (L U⊥)(L U⊥)ᵀ with M⁻¹ = LLᵀ and U⊥ the left null space of
-/// A = LᵀBᵀ from an SVD (the resolver takes it from a QR: an independent
-/// route to the same matrix). Singular values at or below 1e-6 of the largest
-/// count as zero, the resolver's documented rank cut-off.
-MatrixX admissibleInverseMass(const ImpactProblem& p) { return jointMetric(p, p.denseInverseMass()).admissible; }
-
-/// The largest singular value of A = LᵀBᵀ (M⁻¹ = LLᵀ) that the rank cut-off
-/// (1e-6 of the largest) drops: joint rows within that of the others' span are
-/// treated as dependent and enforced only to it. Zero when none is dropped.
-Scalar droppedJointSingularValue(const ImpactProblem& p) { return jointMetric(p, p.denseInverseMass()).dropped; }
-
-namespace {
-
-VectorX rowReferences(const ImpactProblem& p, const MatrixX& j, const MatrixX& minv) {
-  const int blocks = p.blockCount();
-  const std::vector<int> group = jointGroups(p);
-  const auto root = [&](int b) { return group[static_cast<std::size_t>(b)]; };
-  std::vector<Scalar> componentScale(static_cast<std::size_t>(blocks), 0);
-  for (int b = 0; b < blocks; ++b) {
-    const BlockLayout& layout = p.block(b);
-    Scalar& target = componentScale[static_cast<std::size_t>(root(b))];
-    target = std::max(target, minv.block(layout.velocityOffset, layout.velocityOffset, layout.size, layout.size).cwiseAbs().maxCoeff());
-  }
-  VectorX references = VectorX::Zero(j.rows());
-  std::vector<Scalar> perComponent(static_cast<std::size_t>(blocks));
-  for (Index i = 0; i < j.rows(); ++i) {
-    std::fill(perComponent.begin(), perComponent.end(), Scalar(0));
-    for (int b = 0; b < blocks; ++b) {
-      const BlockLayout& layout = p.block(b);
-      perComponent[static_cast<std::size_t>(root(b))] += j.row(i).segment(layout.velocityOffset, layout.size).squaredNorm();
-    }
-    for (int b = 0; b < blocks; ++b)
-      references[i] += perComponent[static_cast<std::size_t>(b)] * componentScale[static_cast<std::size_t>(b)];
-  }
-  return references;
-}
-
-/// Σ λᵢ·|M⁻¹Jᵢᵀ|·√λmax(M over the blocks row i moves): how far sharing
-/// impulses among merged duplicates can move M⁻¹Jᵀλ, in the M-norm, per unit
-/// of duplicateTolerance. The resolver merges rows whose M⁻¹Jᵀ agree to that
-/// tolerance in the Euclidean norm (ContactRows::sameDirection), and
-/// ||x||_M ≤ √λmax(M)·|x|; Σ λᵢ√dᵢ = Σ λᵢ||M⁻¹Jᵢᵀ||_M can be smaller by up to
-/// √κ(M), and was 16 % short at κ(M) ≈ 1e13 in finding
-/// merged-duplicates-share-impulses-in-the-euclidean-metric.
-Scalar mergedImpulseSize(const ImpactProblem& p, const MatrixX& mass, const MatrixX& minv, const MatrixX& j,
-                         const VectorX& impulses) {
-  std::vector<Scalar> top(static_cast<std::size_t>(p.blockCount()));
-  for (int b = 0; b < p.blockCount(); ++b) {
-    const BlockLayout& layout = p.block(b);
-    const Eigen::SelfAdjointEigenSolver<MatrixX> eig(
-        mass.block(layout.velocityOffset, layout.velocityOffset, layout.size, layout.size), Eigen::EigenvaluesOnly);
-    top[static_cast<std::size_t>(b)] = std::max(Scalar(0), eig.eigenvalues().maxCoeff());
-  }
-  Scalar size = 0;
-  for (Index i = 0; i < j.rows(); ++i) {
-    if (!(impulses[i] > 0)) continue;
-    const VectorX w = minv * j.row(i).transpose();
-    Scalar largest = 0;
-    for (int b = 0; b < p.blockCount(); ++b) {
-      const BlockLayout& layout = p.block(b);
-      if (w.segment(layout.velocityOffset, layout.size).squaredNorm() > 0)
-        largest = std::max(largest, top[static_cast<std::size_t>(b)]);
-    }
-    size += impulses[i] * w.norm() * std::sqrt(largest);
-  }
-  return size;
-}
-
-}  // namespace
-
-/// Per contact row, what "round-off of J M⁻¹ Jᵀ" is measured against:
-/// Σ over the joint-connected groups it touches of |J_group|² · max|M⁻¹_group|
-/// (ImpactResolver's documented reference).
-VectorX rowReferences(const ImpactProblem& p, const MatrixX& j) { return rowReferences(p, j, p.denseInverseMass()); }
-
-/// 1 for a contact row some admissible motion moves, 0 for one the resolver
-/// ignores: J M⁻¹_c Jᵀ at most 1e-13 of its reference (rowReferences).
-VectorX movableRows(const ImpactProblem& p, const MatrixX& j, const MatrixX& admissible) {
-  return movableFrom(rowMetric(j, admissible), rowReferences(p, j));
-}
-
-/// Checks every invariant; returns an empty string when all hold, else what failed.
-std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactResult& r,
-                  const Tolerances& tol, const VectorX& witness) {
-  std::ostringstream fail;
+/// The report's own consistency: sizes, finiteness, the reflection sequence
+/// (Lemma 1: no contact twice in a row), impulse signs and α.
+std::string checkReportShape(const ImpactProblem& p, const ResolveOptions& o, const ImpactResult& r) {
   const Index n = p.dofCount();
   const int m = p.contactCount();
   if (r.velocity.size() != n || r.impulses.size() != m || r.inCluster.size() != static_cast<std::size_t>(m))
@@ -183,28 +49,51 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   }
   for (int i = 0; i < m; ++i)
     if (!(r.impulses[i] >= 0)) {
+      std::ostringstream fail;
       fail << "negative impulse " << r.impulses[i] << " on contact " << i;
       return fail.str();
     }
   if (!(r.alpha >= 0 && r.alpha <= 1)) return "alpha outside [0, 1]";
+  return {};
+}
 
-  const VectorX v0 = p.velocity();
-  const MatrixX minv = p.denseInverseMass();
-  const MatrixX mass = p.denseMass();
-  const MatrixX j = p.denseContactJacobian();
-  const VectorX b = p.contactBiases();
-  const Scalar e0 = p.kineticEnergy(v0);
-  const VectorX before = j * v0 + b;
-  const VectorX after = j * r.velocity + b;
-  const JointMetricCheck metric = jointMetric(p, minv);
-  const MatrixX& admissible = metric.admissible;
+/// Everything the invariants are measured in, computed once per case from
+/// the problem (dense, independently of the resolver's own data).
+struct CheckFrame {
+  int m = 0;
+  VectorX v0;
+  MatrixX minv, mass, j;
+  VectorX b;
+  Scalar e0 = 0;
+  VectorX before, after;  ///< J v + b before and after the impact
+  JointMetricCheck metric;
+  VectorX d;           ///< J M⁻¹_c Jᵀ per row, in the joints' admissible metric
+  VectorX references;  ///< rowReferences
+  VectorX movable;     ///< 1 for a row the resolver does not ignore
+  Scalar scale = 0;    ///< ResolveOptions' scale
+  VectorX prescribed;  ///< the part of v0 the metric cannot move
+  Scalar impulseSize = 0, rawImpulseSize = 0, velocityChange = 0;
+};
+
+CheckFrame makeFrame(const ImpactProblem& p, const ImpactResult& r, const Tolerances& tol) {
+  CheckFrame f;
+  f.m = p.contactCount();
+  f.v0 = p.velocity();
+  f.minv = p.denseInverseMass();
+  f.mass = p.denseMass();
+  f.j = p.denseContactJacobian();
+  f.b = p.contactBiases();
+  f.e0 = p.kineticEnergy(f.v0);
+  f.before = f.j * f.v0 + f.b;
+  f.after = f.j * r.velocity + f.b;
+  f.metric = detail::jointMetric(p, f.minv);
   // Unit normals are measured in the metric the impact acts in: with joints,
   // J M⁻¹_c Jᵀ, not J M⁻¹ Jᵀ. The unprojected norm made the scale 200× too
   // small in finding kinematic-only-wedge-with-joints-left-approaching, where
   // a contact the joints nearly lock has a unit-normal speed 200× its raw one.
-  const VectorX d = rowMetric(j, admissible);
-  const VectorX references = rowReferences(p, j, minv);
-  const VectorX movable = movableFrom(d, references);
+  f.d = detail::rowMetric(f.j, f.metric.admissible);
+  f.references = detail::rowReferences(p, f.j, f.minv);
+  f.movable = detail::movableFrom(f.d, f.references);
 
   // scale as ResolveOptions documents: max(||p0||_g, largest initial unit-normal
   // speed over the rows the resolver does not ignore).
@@ -214,57 +103,98 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   // energy the energy is exactly 0 and that round-off is the whole scale
   // (findings approach-of-round-off-from-zero-energy-motion and its seed-12
   // mutation, whose active-set residual of 5.2e-32 met a scale of 0).
-  Scalar scale = std::sqrt(std::max(Scalar(0), 2 * e0));
-  for (int i = 0; i < m; ++i)
-    if (movable[i] != 0)
-      scale = std::max({scale, std::abs(before[i]) / std::sqrt(d[i]),
-                        tol.cancellation * j.row(i).norm() * v0.norm() / std::sqrt(d[i])});
+  f.scale = std::sqrt(std::max(Scalar(0), 2 * f.e0));
+  for (int i = 0; i < f.m; ++i)
+    if (f.movable[i] != 0)
+      f.scale = std::max({f.scale, std::abs(f.before[i]) / std::sqrt(f.d[i]),
+                          tol.cancellation * f.j.row(i).norm() * f.v0.norm() / std::sqrt(f.d[i])});
+  f.prescribed = f.v0 - f.minv * (f.mass * f.v0);
+  // Σ λᵢ √dᵢ: the size of the impulses. A capped wedge accumulates opposing
+  // reflection impulses far above the momentum (1.4e7 against a scale of 1e-3
+  // in finding capped-wedge-round-off-of-cancelling-impulses); their round-off
+  // in the velocity is the floor of any residual after it.
+  for (int i = 0; i < f.m; ++i) f.impulseSize += r.impulses[i] * std::sqrt(std::max(Scalar(0), f.d[i]));
+  // The same in raw terms, Σ λᵢ √referenceᵢ: the round-off of applying λᵢ
+  // along M⁻¹_c Jᵢᵀ scales with |Jᵢ|·|M⁻¹|, not with √dᵢ, which a row the
+  // joints nearly lock makes tiny (√d 1e4 below √reference in finding
+  // contact-moved-although-the-check-metric-locks-it, where impulses of 8.5e9
+  // moved a joint, and the contact that mirrors it, by 2e-9 of |B|·|Δv|).
+  // A row k then sees up to ε·√reference_k·Σ λᵢ √referenceᵢ.
+  for (int i = 0; i < f.m; ++i) f.rawImpulseSize += r.impulses[i] * std::sqrt(f.references[i]);
+  f.velocityChange = std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(r.velocity - f.v0)));
+  return f;
+}
+
+/// Velocity along an axis the metric cannot move (a locked factor with a
+/// velocity on it, or an infinite-inertia axis that spins) is a prescribed
+/// motion, like a kinematic body's: contacts that see it follow Newton's law
+/// on the relative velocity, which can raise the energy as a moving paddle does.
+bool hasPrescribedMotion(const ImpactProblem& p, const ResolveOptions& o, const CheckFrame& f, const Tolerances& tol) {
+  const VectorX seen = f.j * f.prescribed;
+  bool prescribedMotion = false;
+  for (int i = 0; i < f.m; ++i)
+    if (f.movable[i] != 0 && std::abs(seen[i]) / std::sqrt(f.d[i]) > tol.feasibility * f.scale) prescribedMotion = true;
+  if (p.bilateralCount() == 0) return prescribedMotion;
+  const MatrixX bj = p.denseBilateralJacobian();
+  const VectorX error = bj * f.v0;
+  // A joint also carries prescribed motion when it sees the velocity along
+  // axes M⁻¹ cannot move, even with no error overall: the movable part then
+  // violates it and is pulled along (finding
+  // joint-driven-by-spin-about-an-infinite-inertia-axis: B·v0 = 0, but 68.9
+  // of it along such an axis, and one reflection gained 8.5e-5 of the energy,
+  // as a paddle would).
+  const VectorX driven = bj * f.prescribed;
+  for (Index k = 0; k < bj.rows(); ++k) {
+    const Scalar dk = bj.row(k) * f.minv * bj.row(k).transpose();
+    const Scalar unit = std::sqrt(std::max(dk, Scalar(1e-13) * bj.row(k).squaredNorm() * f.minv.cwiseAbs().maxCoeff()));
+    if (dk > 0 && std::abs(error[k]) / std::sqrt(dk) > tol.feasibility * f.scale) prescribedMotion = true;
+    if (unit > 0 && std::abs(driven[k]) / unit > tol.feasibility * f.scale) prescribedMotion = true;
+  }
+  // The joints' error itself, C v0, is motion no impulse changes either:
+  // with jointErrorAsBias the resolver carries it into every contact as a
+  // constant (ContactRows::addConstantVelocity, PlasticStage::biased), so
+  // it is prescribed motion by the rule for locked-axis motion above: the
+  // contact's speed per its own unit normal, not the joint's. One joint's error, 2.2e-10 of the
+  // scale per its unit normal, reached a contact the joints nearly lock at
+  // 1.3e-5, with no feasible outcome but through a dense block's 1e17
+  // modes (finding 9dof-2-joints-capped-plastic-energy-gain-91x-seed-14).
+  if (o.jointErrorAsBias) {
+    const VectorX carried = f.j * (f.metric.constraintTransfer * error);
+    for (int i = 0; i < f.m; ++i)
+      if (f.movable[i] != 0 && std::abs(carried[i]) / std::sqrt(f.d[i]) > tol.feasibility * f.scale)
+        prescribedMotion = true;
+  }
+  return prescribedMotion;
+}
+
+/// The generator's witness is admissible only to its own round-off: its
+/// textbook projection errs by κ(BM⁻¹Bᵀ)·ε along the directions the joints
+/// lock, which rows the joints nearly lock see magnified. Its admissible part
+/// (M-orthogonal projection) violates the rows by at most this slack, so the
+/// least uniform violation is no larger; with two nearly parallel joints it
+/// was 1.5e10, half the scale (finding
+/// witness-feasible-only-through-a-joint-locked-direction).
+Scalar witnessSlack(const ImpactProblem& p, const CheckFrame& f, const VectorX& witness) {
+  Scalar slack = 0;
+  if (witness.size() != p.dofCount()) return slack;
+  const VectorX admissiblePart = f.v0 + f.metric.admissible * (f.mass * (witness - f.v0));
+  const VectorX atWitness = f.j * admissiblePart + f.b;
+  for (int i = 0; i < f.m; ++i)
+    if (f.movable[i] != 0) slack = std::max(slack, -atWitness[i] / std::sqrt(f.d[i]));
+  return slack;
+}
+
+/// The largest unit-normal approach a contact may keep after the impact, and
+/// the active-set solve's residual check. Fills \p allowed; returns a failure or "".
+std::string feasibilityAllowance(const ImpactProblem& p, const ResolveOptions& o, const ImpactResult& r,
+                                 const CheckFrame& f, const Tolerances& tol, const VectorX& witness,
+                                 bool prescribedMotion, Scalar& allowed) {
   // The resolver treats an approach slower than feasibilityTolerance·scale as
   // feasible (no reflection); a case may loosen that option (1e-6), and then
   // the outcome is only that feasible (finding
   // approach-within-a-loosened-feasibility-tolerance).
-  Scalar allowed = std::max(tol.feasibility, Scalar(1.01) * o.feasibilityTolerance) * scale;
+  allowed = std::max(tol.feasibility, Scalar(1.01) * o.feasibilityTolerance) * f.scale;
   if (r.plasticMethod == PlasticMethod::Iterative) allowed = std::max(allowed, 2 * r.plasticResidual);
-
-  // Velocity along an axis the metric cannot move (a locked factor with a
-  // velocity on it, or an infinite-inertia axis that spins) is a prescribed
-  // motion, like a kinematic body's: contacts that see it follow Newton's law
-  // on the relative velocity, which can raise the energy as a moving paddle does.
-  const VectorX prescribed = v0 - minv * (mass * v0);
-  const VectorX seen = j * prescribed;
-  bool prescribedMotion = false;
-  for (int i = 0; i < m; ++i)
-    if (movable[i] != 0 && std::abs(seen[i]) / std::sqrt(d[i]) > tol.feasibility * scale) prescribedMotion = true;
-  if (p.bilateralCount() > 0) {
-    const MatrixX bj = p.denseBilateralJacobian();
-    const VectorX error = bj * v0;
-    // A joint also carries prescribed motion when it sees the velocity along
-    // axes M⁻¹ cannot move, even with no error overall: the movable part then
-    // violates it and is pulled along (finding
-    // joint-driven-by-spin-about-an-infinite-inertia-axis: B·v0 = 0, but 68.9
-    // of it along such an axis, and one reflection gained 8.5e-5 of the energy,
-    // as a paddle would).
-    const VectorX driven = bj * prescribed;
-    for (Index k = 0; k < bj.rows(); ++k) {
-      const Scalar dk = bj.row(k) * minv * bj.row(k).transpose();
-      const Scalar unit = std::sqrt(std::max(dk, Scalar(1e-13) * bj.row(k).squaredNorm() * minv.cwiseAbs().maxCoeff()));
-      if (dk > 0 && std::abs(error[k]) / std::sqrt(dk) > tol.feasibility * scale) prescribedMotion = true;
-      if (unit > 0 && std::abs(driven[k]) / unit > tol.feasibility * scale) prescribedMotion = true;
-    }
-    // The joints' error itself, C v0, is motion no impulse changes either:
-    // with jointErrorAsBias the resolver carries it into every contact as a
-    // constant (ContactRows::addConstantVelocity, PlasticStage::biased), so
-    // it is prescribed motion by the rule for locked-axis motion above: the
-    // contact's speed per its own unit normal, not the joint's. One joint's error, 2.2e-10 of the
-    // scale per its unit normal, reached a contact the joints nearly lock at
-    // 1.3e-5, with no feasible outcome but through a dense block's 1e17
-    // modes (finding 9dof-2-joints-capped-plastic-energy-gain-91x-seed-14).
-    if (o.jointErrorAsBias) {
-      const VectorX carried = j * (metric.constraintTransfer * error);
-      for (int i = 0; i < m; ++i)
-        if (movable[i] != 0 && std::abs(carried[i]) / std::sqrt(d[i]) > tol.feasibility * scale) prescribedMotion = true;
-    }
-  }
   // Prescribed motion can leave no feasible outcome at all (nothing can move
   // it); the report must then say how far off the plastic solve stayed.
   if (prescribedMotion) allowed = std::max(allowed, 2 * r.plasticResidual);
@@ -273,89 +203,82 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   // opposing impulses whose cancellation leaves a residual above the resolver's
   // own tolerance but far below this bound. Accept what the report states
   // only while it stays that small.
-  // Σ λᵢ √dᵢ: the size of the impulses. A capped wedge accumulates opposing
-  // reflection impulses far above the momentum (1.4e7 against a scale of 1e-3
-  // in finding capped-wedge-round-off-of-cancelling-impulses); their round-off
-  // in the velocity is the floor of any residual after it.
-  Scalar impulseSize = 0;
-  for (int i = 0; i < m; ++i) impulseSize += r.impulses[i] * std::sqrt(std::max(Scalar(0), d[i]));
-  // The same in raw terms, Σ λᵢ √referenceᵢ: the round-off of applying λᵢ
-  // along M⁻¹_c Jᵢᵀ scales with |Jᵢ|·|M⁻¹|, not with √dᵢ, which a row the
-  // joints nearly lock makes tiny (√d 1e4 below √reference in finding
-  // contact-moved-although-the-check-metric-locks-it, where impulses of 8.5e9
-  // moved a joint, and the contact that mirrors it, by 2e-9 of |B|·|Δv|).
-  // A row k then sees up to ε·√reference_k·Σ λᵢ √referenceᵢ.
-  Scalar rawImpulseSize = 0;
-  for (int i = 0; i < m; ++i) rawImpulseSize += r.impulses[i] * std::sqrt(references[i]);
-  // The generator's witness is admissible only to its own round-off: its
-  // textbook projection errs by κ(BM⁻¹Bᵀ)·ε along the directions the joints
-  // lock, which rows the joints nearly lock see magnified. Its admissible part
-  // (M-orthogonal projection) violates the rows by at most witnessSlack, so the
-  // least uniform violation is no larger; with two nearly parallel joints it
-  // was 1.5e10, half the scale (finding
-  // witness-feasible-only-through-a-joint-locked-direction).
-  Scalar witnessSlack = 0;
-  if (witness.size() == n) {
-    const VectorX admissiblePart = v0 + admissible * (mass * (witness - v0));
-    const VectorX atWitness = j * admissiblePart + b;
-    for (int i = 0; i < m; ++i)
-      if (movable[i] != 0) witnessSlack = std::max(witnessSlack, -atWitness[i] / std::sqrt(d[i]));
+  if (r.plasticMethod != PlasticMethod::ActiveSet || prescribedMotion) return {};
+  const Scalar slack = witnessSlack(p, f, witness);
+  if (r.plasticResidual > tol.plasticResidual * f.scale + tol.cancellation * f.impulseSize + Scalar(1.01) * slack) {
+    std::ostringstream fail;
+    fail << "active-set plastic residual " << r.plasticResidual << " above " << tol.plasticResidual << " x scale "
+         << f.scale;
+    return fail.str();
   }
-  if (r.plasticMethod == PlasticMethod::ActiveSet && !prescribedMotion) {
-    if (r.plasticResidual > tol.plasticResidual * scale + tol.cancellation * impulseSize + Scalar(1.01) * witnessSlack) {
-      fail << "active-set plastic residual " << r.plasticResidual << " above " << tol.plasticResidual << " x scale " << scale;
-      return fail.str();
-    }
-    allowed = std::max(allowed, Scalar(1.01) * r.plasticResidual);
-  }
+  allowed = std::max(allowed, Scalar(1.01) * r.plasticResidual);
+  return {};
+}
 
-  const Scalar velocityChange = std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(r.velocity - v0)));
+/// Whether contact i, left approaching beyond what is allowed, kept its
+/// velocity to round-off: a row no admissible motion can move is ignored
+/// (reported), not resolved.
+bool keptItsVelocity(const CheckFrame& f, const Tolerances& tol, int i) {
+  // "Keeps" up to round-off of the motion the others' impulses cause, which
+  // the joints' projection leaves orthogonal to it only to ε.
+  const Scalar rawNorm = std::sqrt(std::max(Scalar(0), Scalar(f.j.row(i) * f.minv * f.j.row(i).transpose())));
+  // And a row below the cut-off is still moved a little by the others'
+  // impulses, by at most √dᵢ·||Δv||_M (Cauchy–Schwarz in the admissible
+  // metric): 2.5e-3 at d/reference = 1e-15 in finding
+  // nearly-locked-row-moved-by-its-remaining-mobility.
+  // √dᵢ = ‖JᵢF‖ as a sum of squares: Jᵢ(F Fᵀ)Jᵢᵀ cancels to ε·reference and
+  // came out ≤ 0 for a row whose true dᵢ was 1.67e-16, so the allowance was
+  // 0 (finding 7dof-2-joints-bias-row-of-zero-check-metric-moved-and-left-approaching).
+  const Scalar remainingMobility =
+      (f.metric.admissibleFactor.size() > 0 ? (f.j.row(i) * f.metric.admissibleFactor).norm()
+                                            : std::sqrt(std::max(Scalar(0), f.d[i]))) *
+      f.velocityChange;
+  return std::abs(f.after[i] - f.before[i]) <= tol.feasibility * (std::abs(f.before[i]) + f.scale * rawNorm) +
+                                                   tol.cancellation * f.rawImpulseSize * std::sqrt(f.references[i]) +
+                                                   Scalar(1.01) * remainingMobility + 1e-300;
+}
+
+/// Every contact (of the cluster, when grown from seeds) ends feasible, or
+/// kept its velocity as a reported ignored row.
+std::string checkFeasibility(const ResolveOptions& o, const ImpactResult& r, const CheckFrame& f,
+                             const Tolerances& tol, Scalar allowed) {
   int untouchedInfeasible = 0;
-  for (int i = 0; i < m; ++i) {
+  for (int i = 0; i < f.m; ++i) {
     if (o.growFromSeeds && !r.inCluster[static_cast<std::size_t>(i)]) continue;
     // The resolver counts an approach within the round-off of the velocity it
     // comes from, 1e-13·|J_i|·|v0|, as resting (README, "Approaches of
     // round-off"; finding untouched-row-approaching-at-its-round-off-unseeded).
-    if (after[i] >= -tol.cancellation * j.row(i).norm() * v0.norm()) continue;
-    const Scalar unit = d[i] > 0 ? after[i] / std::sqrt(d[i]) : -INFINITY;
+    if (f.after[i] >= -tol.cancellation * f.j.row(i).norm() * f.v0.norm()) continue;
+    const Scalar unit = f.d[i] > 0 ? f.after[i] / std::sqrt(f.d[i]) : -INFINITY;
     // The impulses' round-off reaches a row's raw speed as about
     // ε·√reference·Σλ√d; a row nearly immobile (d far below its reference,
     // 1.9e-12 in finding nearly-immobile-row-amplifies-round-off) magnifies it
     // by √(reference/d) in unit-normal terms.
-    const Scalar roundOff = d[i] > 0 ? tol.cancellation * impulseSize * std::sqrt(references[i] / d[i]) : Scalar(0);
+    const Scalar roundOff =
+        f.d[i] > 0 ? tol.cancellation * f.impulseSize * std::sqrt(f.references[i] / f.d[i]) : Scalar(0);
     if (unit >= -(allowed + roundOff)) continue;
-    // A row no admissible motion can move keeps its velocity: it is ignored
-    // (reported). "Keeps" up to round-off of the motion the others' impulses
-    // cause, which the joints' projection leaves orthogonal to it only to ε.
-    const Scalar rawNorm = std::sqrt(std::max(Scalar(0), Scalar(j.row(i) * minv * j.row(i).transpose())));
-    // And a row below the cut-off is still moved a little by the others'
-    // impulses, by at most √dᵢ·||Δv||_M (Cauchy–Schwarz in the admissible
-    // metric): 2.5e-3 at d/reference = 1e-15 in finding
-    // nearly-locked-row-moved-by-its-remaining-mobility.
-    // √dᵢ = ‖JᵢF‖ as a sum of squares: Jᵢ(F Fᵀ)Jᵢᵀ cancels to ε·reference and
-    // came out ≤ 0 for a row whose true dᵢ was 1.67e-16, so the allowance was
-    // 0 (finding 7dof-2-joints-bias-row-of-zero-check-metric-moved-and-left-approaching).
-    const Scalar remainingMobility =
-        (metric.admissibleFactor.size() > 0 ? (j.row(i) * metric.admissibleFactor).norm()
-                                            : std::sqrt(std::max(Scalar(0), d[i]))) *
-        velocityChange;
-    if (std::abs(after[i] - before[i]) <= tol.feasibility * (std::abs(before[i]) + scale * rawNorm) +
-                                              tol.cancellation * rawImpulseSize * std::sqrt(references[i]) +
-                                              Scalar(1.01) * remainingMobility + 1e-300) {
+    if (keptItsVelocity(f, tol, i)) {
       ++untouchedInfeasible;
       continue;
     }
+    std::ostringstream fail;
     fail << "contact " << i << " infeasible after the impact: unit-normal speed " << unit << " < -" << allowed
-         << " (scale " << scale << ")";
+         << " (scale " << f.scale << ")";
     return fail.str();
   }
   if (untouchedInfeasible > r.ignoredRows) {
+    std::ostringstream fail;
     fail << untouchedInfeasible << " contacts stayed infeasible untouched but only " << r.ignoredRows
          << " rows were reported ignored";
     return fail.str();
   }
+  return {};
+}
 
-  const bool anyBias = prescribedMotion || (b.size() > 0 && b.cwiseAbs().maxCoeff() > 0);
+/// No kinetic energy gained, unless biases or prescribed motion do work.
+std::string checkEnergy(const ImpactProblem& p, const ImpactResult& r, const CheckFrame& f, const Tolerances& tol,
+                        bool prescribedMotion) {
+  const bool anyBias = prescribedMotion || (f.b.size() > 0 && f.b.cwiseAbs().maxCoeff() > 0);
   // Joints: the resolver's admissible metric comes from a QR of LᵀBᵀ and
   // carries no κ(BM⁻¹Bᵀ)·ε error (the textbook formula drifted 4.5e-9 in
   // finding energy-drift-through-ill-conditioned-joint-rows, 1e-14 now). What
@@ -364,7 +287,8 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   // ε·κ(M_group) (a 1e17 block joined to a 300 one gained 4.5e-9 of the energy
   // in one reflection in finding joint-between-masses-1e15-apart).
   Scalar energyTolerance = tol.energy;
-  if (p.bilateralCount() > 0) energyTolerance += std::numeric_limits<Scalar>::epsilon() * jointGroupConditioning(p) * Scalar(1 + r.reflections);
+  if (p.bilateralCount() > 0)
+    energyTolerance += std::numeric_limits<Scalar>::epsilon() * jointGroupConditioning(p) * Scalar(1 + r.reflections);
   // The round-off of a row's start speed (see scale), ε·|J_i|·|v0|, includes
   // velocity along axes of zero mass (spin about an axis of infinite inertia,
   // which M's pseudo-inverse gives no energy) that the energy does not, and
@@ -374,100 +298,136 @@ std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactR
   // a row of bodies at rest to exactly 0, the resolver's joint projection left
   // it about −1e-26, and the impact added 1.8e-52 J).
   Scalar roundOffGain = 0;
-  for (int i = 0; i < m; ++i)
-    if (movable[i] != 0 && r.impulses[i] > 0) {
-      const Scalar unseen = tol.cancellation * j.row(i).norm() * v0.norm();
-      roundOffGain += 2 * unseen * unseen / d[i];
+  for (int i = 0; i < f.m; ++i)
+    if (f.movable[i] != 0 && r.impulses[i] > 0) {
+      const Scalar unseen = tol.cancellation * f.j.row(i).norm() * f.v0.norm();
+      roundOffGain += 2 * unseen * unseen / f.d[i];
     }
-  const Scalar gained = anyBias ? Scalar(0) : energyChange(p, v0, r.velocity);
-  if (gained > e0 * energyTolerance + roundOffGain + 1e-300) {
-    fail << "energy gained: " << e0 << " -> " << e0 + gained << " (relative " << gained / e0 << ")";
+  const Scalar gained = anyBias ? Scalar(0) : energyChange(p, f.v0, r.velocity);
+  if (gained > f.e0 * energyTolerance + roundOffGain + 1e-300) {
+    std::ostringstream fail;
+    fail << "energy gained: " << f.e0 << " -> " << f.e0 + gained << " (relative " << gained / f.e0 << ")";
     return fail.str();
   }
+  return {};
+}
 
-  if (p.bilateralCount() > 0) {
-    const MatrixX bj = p.denseBilateralJacobian();
-    const Scalar dropped = metric.dropped;
-    const VectorX jointReferences = rowReferences(p, bj, minv);
-    for (Index k = 0; k < bj.rows(); ++k) {
-      const Scalar dk = bj.row(k) * minv * bj.row(k).transpose();
-      const Scalar change = bj.row(k).dot(r.velocity - v0);
-      // The impulses' round-off moves any unit-normal speed by up to about
-      // ε·||M⁻¹_c Jᵀλ||_M ≤ ε·Σλ√d, the allowance of the momentum check below.
-      // It matters only when a squeeze with no feasible outcome (a joint's own
-      // velocity error pressing contacts together) ends with impulses far above
-      // the momentum: 4e12 against an energy of 8.9 moved a joint by 2.6e-5
-      // per unit normal in finding infeasible-joint-error-squeeze-impulses-of-4e12.
-      // A joint row M⁻¹ cannot move (it acts along locked or infinite-inertia
-      // axes only: J M⁻¹ Jᵀ at round-off, 2.6e-15 of its reference in finding
-      // joint-along-an-immobile-axis-unit-normal-of-round-off) has no
-      // meaningful unit normal; the impact must leave it alone to round-off of
-      // the velocities it sees, |b|·(|v0| + |Δv|).
-      const Scalar reference = bj.row(k).squaredNorm() * minv.cwiseAbs().maxCoeff();
-      // "Barely moves" is measured against the bodies the joint ties,
-      // |b|²·max|M⁻¹| over its joint-connected group, as for contacts
-      // (rowReferences) and in the resolver (JointMetric.cpp, kHeavyJoint),
-      // not against the lightest body anywhere in the problem: a joint on an
-      // isotropic 9.3e10 kg block (b M⁻¹ bᵀ = |b|²/m exactly) counted as
-      // immobile because an unrelated block had M⁻¹ = 274 (finding
-      // 38dof-2-joints-one-contact-impulse-1e15-moved-an-immobile-joint-unseeded).
-      if (!(dk > 1e-13 * jointReferences[k])) {
-        const Scalar seenSize = bj.row(k).norm() * (v0.norm() + (r.velocity - v0).norm());
-        if (std::abs(change) > tol.feasibility * seenSize + 1e-300) {
-          fail << "immobile bilateral row " << k << " velocity error changed by " << change;
-          return fail.str();
-        }
-        continue;
-      }
-      // A joint row within the rank cut-off of the others is enforced only to
-      // the dropped part: |Δ(Bv)| ≤ σ_dropped·||Δv||_M (finding
-      // nearly-dependent-joint-rows-under-huge-impulses: impulses of 2.6e6 from
-      // rest moved such a row by 0.0097).
-      const Scalar unenforced = 1.01 * dropped * velocityChange / std::sqrt(dk);
-      // Holding B·v fixed holds it to round-off of the velocities the row
-      // sees, ε·|b|·(|v0| + |Δv|), whatever the impulses: a body spinning at
-      // 113 about an axis its angular factor locks gave a joint a velocity
-      // error of 1e-13 from a coefficient of 8.9e-16, and an impulse of
-      // 1.5e-33 from rest then moved that error by 2.7e-33, 1e-20 of itself
-      // (finding joint-error-of-round-off-moved-by-impulses-of-1e-33).
-      const Scalar seenRoundOff = tol.cancellation * bj.row(k).norm() * (v0.norm() + (r.velocity - v0).norm());
-      const Scalar roundOff = tol.cancellation * std::max(impulseSize, rawImpulseSize * std::sqrt(reference / dk)) +
-                              seenRoundOff / std::sqrt(dk);
-      if (std::abs(change) / std::sqrt(dk) > tol.feasibility * scale + roundOff + unenforced + 1e-300) {
-        fail << "bilateral row " << k << " velocity error changed by " << change;
+}  // namespace
+
+namespace {
+
+/// With joints: the impact leaves every joint's velocity error as it was,
+/// to the round-off and rank cut-off the resolver documents.
+std::string checkJoints(const ImpactProblem& p, const ImpactResult& r, const CheckFrame& f, const Tolerances& tol) {
+  const MatrixX bj = p.denseBilateralJacobian();
+  const Scalar dropped = f.metric.dropped;
+  const VectorX jointReferences = detail::rowReferences(p, bj, f.minv);
+  for (Index k = 0; k < bj.rows(); ++k) {
+    const Scalar dk = bj.row(k) * f.minv * bj.row(k).transpose();
+    const Scalar change = bj.row(k).dot(r.velocity - f.v0);
+    // The impulses' round-off moves any unit-normal speed by up to about
+    // ε·||M⁻¹_c Jᵀλ||_M ≤ ε·Σλ√d, the allowance of the momentum check below.
+    // It matters only when a squeeze with no feasible outcome (a joint's own
+    // velocity error pressing contacts together) ends with impulses far above
+    // the momentum: 4e12 against an energy of 8.9 moved a joint by 2.6e-5
+    // per unit normal in finding infeasible-joint-error-squeeze-impulses-of-4e12.
+    // A joint row M⁻¹ cannot move (it acts along locked or infinite-inertia
+    // axes only: J M⁻¹ Jᵀ at round-off, 2.6e-15 of its reference in finding
+    // joint-along-an-immobile-axis-unit-normal-of-round-off) has no
+    // meaningful unit normal; the impact must leave it alone to round-off of
+    // the velocities it sees, |b|·(|v0| + |Δv|).
+    const Scalar reference = bj.row(k).squaredNorm() * f.minv.cwiseAbs().maxCoeff();
+    // "Barely moves" is measured against the bodies the joint ties,
+    // |b|²·max|M⁻¹| over its joint-connected group, as for contacts
+    // (rowReferences) and in the resolver (JointMetric.cpp, kHeavyJoint),
+    // not against the lightest body anywhere in the problem: a joint on an
+    // isotropic 9.3e10 kg block (b M⁻¹ bᵀ = |b|²/m exactly) counted as
+    // immobile because an unrelated block had M⁻¹ = 274 (finding
+    // 38dof-2-joints-one-contact-impulse-1e15-moved-an-immobile-joint-unseeded).
+    if (!(dk > 1e-13 * jointReferences[k])) {
+      const Scalar seenSize = bj.row(k).norm() * (f.v0.norm() + (r.velocity - f.v0).norm());
+      if (std::abs(change) > tol.feasibility * seenSize + 1e-300) {
+        std::ostringstream fail;
+        fail << "immobile bilateral row " << k << " velocity error changed by " << change;
         return fail.str();
       }
+      continue;
     }
-  } else {
-    // Reported impulses account for the velocity change: Δv = M⁻¹ Jᵀ λ. Two
-    // nearly opposing rows (a body pinched between them) can need opposing
-    // impulses far above the momentum, ||M⁻¹Jᵢᵀ λᵢ||_M = λᵢ √dᵢ, that cancel;
-    // neither the resolver nor this check can sum them to better than a few
-    // hundred ulps of their size, so that much is allowed on top. Rows merged
-    // as duplicates agree in M⁻¹Jᵀ only to duplicateTolerance: the impulse
-    // applied along the kept row is reported shared among them, which moves
-    // M⁻¹Jᵀλ by up to that fraction of the shared impulses' size, measured as
-    // the resolver compares rows: in the Euclidean norm of M⁻¹Jᵀ (see
-    // mergedImpulseSize).
-    const VectorX dv = r.velocity - v0;
-    const VectorX residual = dv - minv * j.transpose() * r.impulses;
-    const Scalar size = std::sqrt(2 * e0) + std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(dv)));
-    const Scalar error = std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(residual)));
-    const Scalar merging =
-        r.mergedDuplicates > 0 ? o.duplicateTolerance * mergedImpulseSize(p, mass, minv, j, r.impulses) : Scalar(0);
-    // Applying the impulses in Scalar rounds each velocity component to about
-    // ε·|M⁻¹|·Σλᵢ|Jᵢ| (ε·rawImpulseSize·√|M⁻¹|), which the M-norm weighs by up
-    // to √|M|: with a dense block of κ ≈ 7e13 and opposing impulses of 1.2e6
-    // that is 1.1e-7 of the outcome's size, where Σλᵢ√dᵢ sees 2e-10 (finding
-    // impulses-unexplained-through-a-dense-block-of-1e12).
-    const Scalar appliedRoundOff =
-        tol.cancellation * rawImpulseSize * std::sqrt(minv.cwiseAbs().maxCoeff() * mass.cwiseAbs().maxCoeff());
-    if (error > tol.momentum * size + tol.cancellation * impulseSize + appliedRoundOff + merging + 1e-300) {
-      fail << "impulses do not explain the velocity change: ||Δv − M⁻¹Jᵀλ||_M = " << error << " vs " << size;
+    // A joint row within the rank cut-off of the others is enforced only to
+    // the dropped part: |Δ(Bv)| ≤ σ_dropped·||Δv||_M (finding
+    // nearly-dependent-joint-rows-under-huge-impulses: impulses of 2.6e6 from
+    // rest moved such a row by 0.0097).
+    const Scalar unenforced = 1.01 * dropped * f.velocityChange / std::sqrt(dk);
+    // Holding B·v fixed holds it to round-off of the velocities the row
+    // sees, ε·|b|·(|v0| + |Δv|), whatever the impulses: a body spinning at
+    // 113 about an axis its angular factor locks gave a joint a velocity
+    // error of 1e-13 from a coefficient of 8.9e-16, and an impulse of
+    // 1.5e-33 from rest then moved that error by 2.7e-33, 1e-20 of itself
+    // (finding joint-error-of-round-off-moved-by-impulses-of-1e-33).
+    const Scalar seenRoundOff = tol.cancellation * bj.row(k).norm() * (f.v0.norm() + (r.velocity - f.v0).norm());
+    const Scalar roundOff = tol.cancellation * std::max(f.impulseSize, f.rawImpulseSize * std::sqrt(reference / dk)) +
+                            seenRoundOff / std::sqrt(dk);
+    if (std::abs(change) / std::sqrt(dk) > tol.feasibility * f.scale + roundOff + unenforced + 1e-300) {
+      std::ostringstream fail;
+      fail << "bilateral row " << k << " velocity error changed by " << change;
       return fail.str();
     }
   }
   return {};
+}
+
+/// Without joints: the reported impulses account for the velocity change,
+/// Δv = M⁻¹ Jᵀ λ.
+std::string checkImpulsesExplainVelocity(const ImpactProblem& p, const ResolveOptions& o, const ImpactResult& r,
+                                         const CheckFrame& f, const Tolerances& tol) {
+  // Two nearly opposing rows (a body pinched between them) can need opposing
+  // impulses far above the momentum, ||M⁻¹Jᵢᵀ λᵢ||_M = λᵢ √dᵢ, that cancel;
+  // neither the resolver nor this check can sum them to better than a few
+  // hundred ulps of their size, so that much is allowed on top. Rows merged
+  // as duplicates agree in M⁻¹Jᵀ only to duplicateTolerance: the impulse
+  // applied along the kept row is reported shared among them, which moves
+  // M⁻¹Jᵀλ by up to that fraction of the shared impulses' size, measured as
+  // the resolver compares rows: in the Euclidean norm of M⁻¹Jᵀ (see
+  // mergedImpulseSize).
+  const VectorX dv = r.velocity - f.v0;
+  const VectorX residual = dv - f.minv * f.j.transpose() * r.impulses;
+  const Scalar size = std::sqrt(2 * f.e0) + std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(dv)));
+  const Scalar error = std::sqrt(std::max(Scalar(0), 2 * p.kineticEnergy(residual)));
+  const Scalar merging = r.mergedDuplicates > 0
+                             ? o.duplicateTolerance * detail::mergedImpulseSize(p, f.mass, f.minv, f.j, r.impulses)
+                             : Scalar(0);
+  // Applying the impulses in Scalar rounds each velocity component to about
+  // ε·|M⁻¹|·Σλᵢ|Jᵢ| (ε·rawImpulseSize·√|M⁻¹|), which the M-norm weighs by up
+  // to √|M|: with a dense block of κ ≈ 7e13 and opposing impulses of 1.2e6
+  // that is 1.1e-7 of the outcome's size, where Σλᵢ√dᵢ sees 2e-10 (finding
+  // impulses-unexplained-through-a-dense-block-of-1e12).
+  const Scalar appliedRoundOff = tol.cancellation * f.rawImpulseSize *
+                                 std::sqrt(f.minv.cwiseAbs().maxCoeff() * f.mass.cwiseAbs().maxCoeff());
+  if (error > tol.momentum * size + tol.cancellation * f.impulseSize + appliedRoundOff + merging + 1e-300) {
+    std::ostringstream fail;
+    fail << "impulses do not explain the velocity change: ||Δv − M⁻¹Jᵀλ||_M = " << error << " vs " << size;
+    return fail.str();
+  }
+  return {};
+}
+
+}  // namespace
+
+/// Checks every invariant; returns an empty string when all hold, else the
+/// first that failed, in this order: the report's shape, the plastic solve's
+/// residual, feasibility, energy, then joints or momentum.
+std::string check(const ImpactProblem& p, const ResolveOptions& o, const ImpactResult& r, const Tolerances& tol,
+                  const VectorX& witness) {
+  if (std::string failure = checkReportShape(p, o, r); !failure.empty()) return failure;
+  const CheckFrame frame = makeFrame(p, r, tol);
+  const bool prescribedMotion = hasPrescribedMotion(p, o, frame, tol);
+  Scalar allowed = 0;
+  if (std::string failure = feasibilityAllowance(p, o, r, frame, tol, witness, prescribedMotion, allowed);
+      !failure.empty())
+    return failure;
+  if (std::string failure = checkFeasibility(o, r, frame, tol, allowed); !failure.empty()) return failure;
+  if (std::string failure = checkEnergy(p, r, frame, tol, prescribedMotion); !failure.empty()) return failure;
+  return p.bilateralCount() > 0 ? checkJoints(p, r, frame, tol) : checkImpulsesExplainVelocity(p, o, r, frame, tol);
 }
 
 /// Resolves the case and checks it (and, when the case asks, that resolving it
