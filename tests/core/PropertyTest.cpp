@@ -187,11 +187,163 @@ Scalar energyLawAlpha(const MatrixX& m, const VectorX& v0, const VectorX& ve, co
   return (-b + std::sqrt(std::max(Scalar(0), b * b - 4 * a * c))) / (2 * a);
 }
 
+/// What every check of one random problem measures in.
+struct Frame {
+  const Generated& g;
+  const MatrixX& m;
+  const MatrixX& minv;
+  const MatrixX& j;
+  const VectorX& v0;
+  VectorX zero;
+  Scalar e0, norm0, scale;
+  explicit Frame(const Generated& generated)
+      : g(generated), m(generated.mass), minv(generated.metric), j(generated.jacobian), v0(generated.velocity),
+        zero(VectorX::Zero(generated.jacobian.rows())), e0(test::energy(m, v0)), norm0(mNorm(m, v0)),
+        scale(test::feasibilityScale(minv, m, j, v0, zero)) {}
+};
+
+/// How many problems each conditional check saw: the generator must really
+/// produce the cases the checks are about.
+struct Coverage {
+  int capped = 0, plasticChecked = 0, dualChecked = 0, energyLawChecked = 0, blendChecked = 0;
+};
+
+// Feasible, non-negative impulses, momentum change along the normals; energy
+// (elastic conserved unless capped, never gained); eq. (17): the outcome on
+// the segment from plastic to elastic.
+void expectOutcomeInvariants(const Frame& f, const ImpactResult& r, Coverage& seen) {
+  const MatrixX& m = f.m;
+  EXPECT_GE(test::worstUnitVelocity(f.minv, f.j, r.velocity, f.zero), -kFeasibility * f.scale);
+  EXPECT_GE(r.impulses.minCoeff(), 0);
+  EXPECT_LE(mNorm(m, r.velocity - f.v0 - f.minv * f.j.transpose() * r.impulses), kMomentum * f.norm0);
+
+  const Scalar eAfter = test::energy(m, r.velocity);
+  EXPECT_NEAR(r.energyBefore, f.e0, kElasticEnergy * f.e0);
+  EXPECT_NEAR(r.energyAfter, eAfter, kElasticEnergy * f.e0);
+  EXPECT_LE(eAfter, f.e0 * (1 + kEnergyGain));
+  if (r.capHit) {
+    ++seen.capped;
+    EXPECT_EQ(r.fallback, Fallback::PlasticFromCapped);
+  } else {
+    EXPECT_NEAR(test::energy(m, r.elasticVelocity), f.e0, kElasticEnergy * f.e0);
+    EXPECT_EQ(r.fallback, Fallback::None);
+  }
+  EXPECT_GE(test::worstUnitVelocity(f.minv, f.j, r.elasticVelocity, f.zero), -kFeasibility * f.scale);
+
+  if (r.plasticVelocity.size() == 0) {
+    EXPECT_LE(mNorm(m, r.velocity - r.elasticVelocity), kOutcome * f.norm0);
+  } else {
+    EXPECT_GE(r.alpha, 0);
+    EXPECT_LE(r.alpha, 1);
+    EXPECT_LE(mNorm(m, r.velocity - r.plasticVelocity - r.alpha * (r.elasticVelocity - r.plasticVelocity)),
+              kOutcome * f.norm0);
+  }
+  if (f.g.mode == RestitutionMode::Elastic) {
+    EXPECT_EQ(r.restitution, 1);
+    EXPECT_EQ(r.plasticVelocity.size(), 0) << "R = 1 must not need a plastic solve";
+    EXPECT_LE(mNorm(m, r.velocity - r.elasticVelocity), kOutcome * f.norm0);
+  }
+}
+
+// Stationarity and dual feasibility on the active set: v_p − v0 = M⁻¹ J_Aᵀ μ
+// with μ ≥ 0 (μ is unique when J_A has full row rank).
+void expectPlasticDualFeasible(const Frame& f, const VectorX& vp, Coverage& seen) {
+  const MatrixX& j = f.j;
+  std::vector<Index> activeRows;
+  for (Index i = 0; i < j.rows(); ++i) {
+    const Scalar d = j.row(i).dot(f.minv * j.row(i).transpose());
+    if (d > 0 && j.row(i).dot(vp) / std::sqrt(d) <= kActive * f.scale) activeRows.push_back(i);
+  }
+  if (activeRows.empty()) {
+    EXPECT_LE(mNorm(f.m, vp - f.v0), kMomentum * f.norm0) << "plastic impulse on a separating row";
+    return;
+  }
+  MatrixX directions(f.v0.size(), static_cast<Index>(activeRows.size()));
+  for (std::size_t k = 0; k < activeRows.size(); ++k)
+    directions.col(static_cast<Index>(k)) = f.minv * j.row(activeRows[k]).transpose();
+  const Eigen::ColPivHouseholderQR<MatrixX> qr(directions);
+  const VectorX mu = qr.solve(vp - f.v0);
+  EXPECT_LE(mNorm(f.m, directions * mu - (vp - f.v0)), kMomentum * f.norm0) << "plastic impulse on a separating row";
+  if (qr.rank() != directions.cols()) return;
+  ++seen.dualChecked;
+  for (std::size_t k = 0; k < activeRows.size(); ++k) {
+    const Scalar d = j.row(activeRows[k]).dot(f.minv * j.row(activeRows[k]).transpose());
+    EXPECT_GE(mu[static_cast<Index>(k)] * std::sqrt(d), -kActive * f.scale) << "pulling plastic impulse";
+  }
+}
+
+// Plastic outcome: feasible, KKT (Correction 2) checked independently, and
+// eq. (16) with the coefficient the resolver reports.
+void expectPlasticOutcome(const Frame& f, const ImpactResult& r, Coverage& seen) {
+  if (r.plasticVelocity.size() == 0) return;
+  const MatrixX& m = f.m;
+  const VectorX& v0 = f.v0;
+  ++seen.plasticChecked;
+  const VectorX& vp = r.plasticVelocity;
+  EXPECT_LE(r.plasticResidual, kFeasibility * f.scale);
+  EXPECT_GE(test::worstUnitVelocity(f.minv, f.j, vp, f.zero), -kFeasibility * f.scale);
+  // Complementarity: Σ λ_i J_i v_p = 0, i.e. <v_p − v0, v_p>_M = 0.
+  EXPECT_LE(std::abs((vp - v0).dot(m * vp)), kComplementarity * 2 * f.e0);
+  // Minimal distance in the M-norm among feasible velocities we know.
+  EXPECT_LE(mNorm(m, vp - v0), mNorm(m, r.elasticVelocity - v0) * (1 + kOutcome) + kOutcome * f.norm0);
+  EXPECT_LE(mNorm(m, vp - v0), mNorm(m, r.velocity - v0) * (1 + kOutcome) + kOutcome * f.norm0);
+  if (f.j.rows() <= 12) expectPlasticDualFeasible(f, vp, seen);
+  if (!r.capHit && r.restitution > 0 && r.restitution < 1) {
+    ++seen.energyLawChecked;
+    const Scalar ep = test::energy(m, vp);
+    EXPECT_NEAR(test::energy(m, r.velocity), ep + r.restitution * r.restitution * (f.e0 - ep), kEnergyLaw * f.e0);
+  }
+  if (f.g.mode == RestitutionMode::Plastic) {
+    EXPECT_EQ(r.restitution, 0);
+    EXPECT_LE(mNorm(m, r.velocity - vp), kOutcome * f.norm0);
+  }
+  if (f.g.mode == RestitutionMode::Uniform) {
+    EXPECT_EQ(r.restitution, f.g.restitution);
+  }
+}
+
+// One contact: Newton's law J v+ = −R J v−.
+void expectNewtonsLawForOneContact(const Frame& f, const ImpactResult& r) {
+  if (f.j.rows() != 1) return;
+  const Scalar before = f.j.row(0).dot(f.v0), after = f.j.row(0).dot(r.velocity);
+  const Scalar d = f.j.row(0).dot(f.minv * f.j.row(0).transpose());
+  const Scalar expected = before < 0 ? -f.g.problem.contact(0).restitution * before : before;
+  if (d > 0) {
+    EXPECT_NEAR(after / std::sqrt(d), expected / std::sqrt(d), kOutcome * f.scale);
+  }
+}
+
+// Uniform R: the outcome is the R = 0 outcome blended toward the R = 1
+// outcome by the α of eq. (16), solved here from scratch.
+void expectBlendOfElasticAndPlastic(const Frame& f, ImpactResolver& resolver, Coverage& seen) {
+  const MatrixX& m = f.m;
+  const VectorX& v0 = f.v0;
+  // Locked axes make the metric differ from M⁻¹; only problems without
+  // them are rebuilt as one dense block.
+  if (!((m * f.minv - MatrixX::Identity(m.rows(), m.cols())).cwiseAbs().maxCoeff() < 1e-9)) return;
+  ImpactProblem elastic, plastic, blended;
+  elastic.addDenseBlock(m, v0);
+  plastic.addDenseBlock(m, v0);
+  blended.addDenseBlock(m, v0);
+  for (Index i = 0; i < f.j.rows(); ++i) {
+    elastic.addContactRow(0, f.j.row(i).transpose(), kNoBlock, VectorX(), 1.0);
+    plastic.addContactRow(0, f.j.row(i).transpose(), kNoBlock, VectorX(), 0.0);
+    blended.addContactRow(0, f.j.row(i).transpose(), kNoBlock, VectorX(), f.g.restitution);
+  }
+  const ImpactResult re = resolver.resolve(elastic);
+  const ImpactResult rp = resolver.resolve(plastic);
+  const ImpactResult rb = resolver.resolve(blended);
+  if (rb.capHit) return;
+  ++seen.blendChecked;
+  const Scalar alpha = energyLawAlpha(m, v0, re.velocity, rp.velocity, f.g.restitution);
+  EXPECT_LE(mNorm(m, rb.velocity - rp.velocity - alpha * (re.velocity - rp.velocity)), kBlend * f.norm0);
+}
+
 TEST(Property, ResolutionInvariantsHoldOnRandomProblems) {
   std::mt19937_64 rng(kSeed);
   ImpactResolver resolver;
   ImpactResult r;
-  int capped = 0, plasticChecked = 0, dualChecked = 0, energyLawChecked = 0, blendChecked = 0;
+  Coverage seen;
   for (int trial = 0; trial < kProblems; ++trial) {
     Generated g;
     g.mode = static_cast<RestitutionMode>(uniformInt(rng, 0, 3));
@@ -207,149 +359,19 @@ TEST(Property, ResolutionInvariantsHoldOnRandomProblems) {
     if (trial % 8) options.enumerationContactLimit = 0;
     resolver.resolve(g.problem, options, r);
     SCOPED_TRACE("trial " + std::to_string(trial));
-
-    const MatrixX& m = g.mass;
-    const MatrixX& minv = g.metric;
-    const MatrixX& j = g.jacobian;
-    const VectorX& v0 = g.velocity;
-    const VectorX zero = VectorX::Zero(j.rows());
-    const Scalar e0 = test::energy(m, v0);
-    const Scalar norm0 = mNorm(m, v0);
-    const Scalar scale = test::feasibilityScale(minv, m, j, v0, zero);
-    ASSERT_EQ(r.velocity.size(), v0.size());
-
-    // Feasible, non-negative impulses, momentum change along the normals.
-    EXPECT_GE(test::worstUnitVelocity(minv, j, r.velocity, zero), -kFeasibility * scale);
-    EXPECT_GE(r.impulses.minCoeff(), 0);
-    EXPECT_LE(mNorm(m, r.velocity - v0 - minv * j.transpose() * r.impulses), kMomentum * norm0);
-
-    // Energy: elastic conserved (unless capped), never gained.
-    const Scalar eAfter = test::energy(m, r.velocity);
-    EXPECT_NEAR(r.energyBefore, e0, kElasticEnergy * e0);
-    EXPECT_NEAR(r.energyAfter, eAfter, kElasticEnergy * e0);
-    EXPECT_LE(eAfter, e0 * (1 + kEnergyGain));
-    if (r.capHit) {
-      ++capped;
-      EXPECT_EQ(r.fallback, Fallback::PlasticFromCapped);
-    } else {
-      EXPECT_NEAR(test::energy(m, r.elasticVelocity), e0, kElasticEnergy * e0);
-      EXPECT_EQ(r.fallback, Fallback::None);
-    }
-    EXPECT_GE(test::worstUnitVelocity(minv, j, r.elasticVelocity, zero), -kFeasibility * scale);
-
-    // Eq. (17): the outcome lies on the segment from plastic to elastic.
-    if (r.plasticVelocity.size() == 0) {
-      EXPECT_LE(mNorm(m, r.velocity - r.elasticVelocity), kOutcome * norm0);
-    } else {
-      EXPECT_GE(r.alpha, 0);
-      EXPECT_LE(r.alpha, 1);
-      EXPECT_LE(mNorm(m, r.velocity - r.plasticVelocity - r.alpha * (r.elasticVelocity - r.plasticVelocity)),
-                kOutcome * norm0);
-    }
-    if (g.mode == RestitutionMode::Elastic) {
-      EXPECT_EQ(r.restitution, 1);
-      EXPECT_EQ(r.plasticVelocity.size(), 0) << "R = 1 must not need a plastic solve";
-      EXPECT_LE(mNorm(m, r.velocity - r.elasticVelocity), kOutcome * norm0);
-    }
-
-    // Plastic outcome: feasible, KKT (Correction 2) checked independently.
-    if (r.plasticVelocity.size() > 0) {
-      ++plasticChecked;
-      const VectorX& vp = r.plasticVelocity;
-      EXPECT_LE(r.plasticResidual, kFeasibility * scale);
-      EXPECT_GE(test::worstUnitVelocity(minv, j, vp, zero), -kFeasibility * scale);
-      // Complementarity: Σ λ_i J_i v_p = 0, i.e. <v_p − v0, v_p>_M = 0.
-      EXPECT_LE(std::abs((vp - v0).dot(m * vp)), kComplementarity * 2 * e0);
-      // Minimal distance in the M-norm among feasible velocities we know.
-      EXPECT_LE(mNorm(m, vp - v0), mNorm(m, r.elasticVelocity - v0) * (1 + kOutcome) + kOutcome * norm0);
-      EXPECT_LE(mNorm(m, vp - v0), mNorm(m, r.velocity - v0) * (1 + kOutcome) + kOutcome * norm0);
-      // Stationarity and dual feasibility on the active set: v_p − v0 =
-      // M⁻¹ J_Aᵀ μ with μ ≥ 0 (μ is unique when J_A has full row rank).
-      if (j.rows() <= 12) {
-        std::vector<Index> activeRows;
-        for (Index i = 0; i < j.rows(); ++i) {
-          const Scalar d = j.row(i).dot(minv * j.row(i).transpose());
-          if (d > 0 && j.row(i).dot(vp) / std::sqrt(d) <= kActive * scale) activeRows.push_back(i);
-        }
-        MatrixX directions(v0.size(), static_cast<Index>(activeRows.size()));
-        for (std::size_t k = 0; k < activeRows.size(); ++k)
-          directions.col(static_cast<Index>(k)) = minv * j.row(activeRows[k]).transpose();
-        if (!activeRows.empty()) {
-          const Eigen::ColPivHouseholderQR<MatrixX> qr(directions);
-          const VectorX mu = qr.solve(vp - v0);
-          EXPECT_LE(mNorm(m, directions * mu - (vp - v0)), kMomentum * norm0) << "plastic impulse on a separating row";
-          if (qr.rank() == directions.cols()) {
-            ++dualChecked;
-            for (std::size_t k = 0; k < activeRows.size(); ++k) {
-              const Scalar d = j.row(activeRows[k]).dot(minv * j.row(activeRows[k]).transpose());
-              EXPECT_GE(mu[static_cast<Index>(k)] * std::sqrt(d), -kActive * scale) << "pulling plastic impulse";
-            }
-          }
-        } else {
-          EXPECT_LE(mNorm(m, vp - v0), kMomentum * norm0) << "plastic impulse on a separating row";
-        }
-      }
-      // Eq. (16) with the coefficient the resolver reports.
-      if (!r.capHit && r.restitution > 0 && r.restitution < 1) {
-        ++energyLawChecked;
-        const Scalar ep = test::energy(m, vp);
-        EXPECT_NEAR(eAfter, ep + r.restitution * r.restitution * (e0 - ep), kEnergyLaw * e0);
-      }
-      if (g.mode == RestitutionMode::Plastic) {
-        EXPECT_EQ(r.restitution, 0);
-        EXPECT_LE(mNorm(m, r.velocity - vp), kOutcome * norm0);
-      }
-      if (g.mode == RestitutionMode::Uniform) {
-        EXPECT_EQ(r.restitution, g.restitution);
-      }
-    }
-
-    // One contact: Newton's law J v+ = −R J v−.
-    if (j.rows() == 1) {
-      const Scalar before = j.row(0).dot(v0), after = j.row(0).dot(r.velocity);
-      const Scalar d = j.row(0).dot(minv * j.row(0).transpose());
-      const Scalar expected = before < 0 ? -g.problem.contact(0).restitution * before : before;
-      if (d > 0) {
-        EXPECT_NEAR(after / std::sqrt(d), expected / std::sqrt(d), kOutcome * scale);
-      }
-    }
-
-    // Uniform R: the outcome is the R = 0 outcome blended toward the R = 1
-    // outcome by the α of eq. (16), solved here from scratch.
-    if (g.mode == RestitutionMode::Uniform && trial % 10 == 0) {
-      ImpactProblem elastic, plastic;
-      const MatrixX jj = g.jacobian;
-      elastic.addDenseBlock(m, v0);
-      plastic.addDenseBlock(m, v0);
-      // Locked axes make the metric differ from M⁻¹; only problems without
-      // them are rebuilt as one dense block.
-      if ((m * minv - MatrixX::Identity(m.rows(), m.cols())).cwiseAbs().maxCoeff() < 1e-9) {
-        ImpactProblem blended;
-        blended.addDenseBlock(m, v0);
-        for (Index i = 0; i < jj.rows(); ++i) {
-          elastic.addContactRow(0, jj.row(i).transpose(), kNoBlock, VectorX(), 1.0);
-          plastic.addContactRow(0, jj.row(i).transpose(), kNoBlock, VectorX(), 0.0);
-          blended.addContactRow(0, jj.row(i).transpose(), kNoBlock, VectorX(), g.restitution);
-        }
-        const ImpactResult re = resolver.resolve(elastic);
-        const ImpactResult rp = resolver.resolve(plastic);
-        const ImpactResult rb = resolver.resolve(blended);
-        if (!rb.capHit) {
-          ++blendChecked;
-          const Scalar alpha = energyLawAlpha(m, v0, re.velocity, rp.velocity, g.restitution);
-          EXPECT_LE(mNorm(m, rb.velocity - rp.velocity - alpha * (re.velocity - rp.velocity)), kBlend * norm0);
-        }
-      }
-    }
+    const Frame f(g);
+    ASSERT_EQ(r.velocity.size(), f.v0.size());
+    expectOutcomeInvariants(f, r, seen);
+    expectPlasticOutcome(f, r, seen);
+    expectNewtonsLawForOneContact(f, r);
+    if (g.mode == RestitutionMode::Uniform && trial % 10 == 0) expectBlendOfElasticAndPlastic(f, resolver, seen);
     if (HasFailure()) break;  // one failing problem is enough to diagnose
- // one failing problem is enough to diagnose
   }
-  // The generator really produced the cases the checks are about.
-  EXPECT_GT(plasticChecked, kProblems / 2);
-  EXPECT_GT(dualChecked, kProblems / 4);
-  EXPECT_GT(energyLawChecked, kProblems / 5);
-  EXPECT_GT(blendChecked, kProblems / 100);
-  RecordProperty("capped", capped);
+  EXPECT_GT(seen.plasticChecked, kProblems / 2);
+  EXPECT_GT(seen.dualChecked, kProblems / 4);
+  EXPECT_GT(seen.energyLawChecked, kProblems / 5);
+  EXPECT_GT(seen.blendChecked, kProblems / 100);
+  RecordProperty("capped", seen.capped);
 }
 
 }  // namespace
