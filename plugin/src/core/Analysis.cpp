@@ -33,12 +33,22 @@ void Analysis::gram(const StageContext& c, ImpactResult& result) const {
     return;
   }
   result.gram.setZero(inputCount, inputCount);
+  // Rows on no common group couple by +0, and +0 · 1/√d_i · 1/√d_j is the +0
+  // setZero wrote (1/√d is positive and finite for a row that acts): such
+  // pairs, most of a cluster's, are not computed (the calls were most of the
+  // Gram matrix's instructions on core-random, callgrind).
+  const auto shareGroup = [](const Row& a, const Row& b) {
+    for (int t = 0; t < a.termCount; ++t)
+      for (int u = 0; u < b.termCount; ++u)
+        if (a.terms[t].group == b.terms[u].group) return true;
+    return false;
+  };
   for (int i = 0; i < inputCount; ++i) {
     const Row& ri = c.rows[static_cast<std::size_t>(i)];
     if (ri.representative < 0) continue;  // ignored, or outside the grown cluster
     for (int j = 0; j < inputCount; ++j) {
       const Row& rj = c.rows[static_cast<std::size_t>(j)];
-      if (rj.representative < 0) continue;
+      if (rj.representative < 0 || !shareGroup(ri, rj)) continue;
       result.gram(i, j) = c.rows.coupling(i, j) * ri.invSqrtD * rj.invSqrtD;
     }
   }
