@@ -33,12 +33,22 @@ void Analysis::gram(const StageContext& c, ImpactResult& result) const {
     return;
   }
   result.gram.setZero(inputCount, inputCount);
+  // Rows on no common group couple by +0, and +0 · 1/√d_i · 1/√d_j is the +0
+  // setZero wrote (1/√d is positive and finite for a row that acts): such
+  // pairs, most of a cluster's, are not computed (the calls were most of the
+  // Gram matrix's instructions on core-random, callgrind).
+  const auto shareGroup = [](const Row& a, const Row& b) {
+    for (int t = 0; t < a.termCount; ++t)
+      for (int u = 0; u < b.termCount; ++u)
+        if (a.terms[t].group == b.terms[u].group) return true;
+    return false;
+  };
   for (int i = 0; i < inputCount; ++i) {
     const Row& ri = c.rows[static_cast<std::size_t>(i)];
     if (ri.representative < 0) continue;  // ignored, or outside the grown cluster
     for (int j = 0; j < inputCount; ++j) {
       const Row& rj = c.rows[static_cast<std::size_t>(j)];
-      if (rj.representative < 0) continue;
+      if (rj.representative < 0 || !shareGroup(ri, rj)) continue;
       result.gram(i, j) = c.rows.coupling(i, j) * ri.invSqrtD * rj.invSqrtD;
     }
   }
@@ -211,15 +221,22 @@ void Analysis::enumerate(const StageContext& c, int level, int last) {
   const std::size_t needed = (static_cast<std::size_t>(level) + 2) * m;
   if (m_stack.size() < needed) m_stack.resize(needed * 2);
   bool any = false;
+  // m_work holds this level's velocity on entry (the caller stored it so, and
+  // nothing outside the segments moves): it is loaded again only after a
+  // deeper level moved it, not before every row (the copies were a fifth of
+  // the enumeration's instructions on core-random, callgrind).
+  bool moved = false;
   for (const int r : rows.active()) {
     if (r == last) continue;
-    load(m_stack.data() + static_cast<std::size_t>(level) * m);  // a deeper level left m_work elsewhere
+    if (moved) load(m_stack.data() + static_cast<std::size_t>(level) * m);
+    moved = false;
     const Scalar relative = rows.velocity(r, m_work.data());
     if (!rows.infeasible(r, relative, c.threshold)) continue;
     any = true;
     rows.applyImpulse(r, -2 * relative / rows[static_cast<std::size_t>(r)].d, m_work.data());
     store(m_stack.data() + static_cast<std::size_t>(level + 1) * m);
     enumerate(c, level + 1, r);
+    moved = true;
     if (m_incomplete) return;
   }
   if (any) return;

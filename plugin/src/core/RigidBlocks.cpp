@@ -4,6 +4,9 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -68,6 +71,51 @@ inline bool lockedOrFree(const Vector3& factor) {
 // A rigid block's angular 3 × 3 part in its compact storage (RigidInertia).
 using AngularPart = Eigen::Map<Matrix3>;
 
+// Whether the six off-diagonal entries of a 3 × 3 (column-major) are all +0,
+// bit for bit: a body whose world inverse inertia is diagonal (a sphere, any
+// body with principal axes along the world's), the core chain's every body.
+inline bool offDiagonalIsPositiveZero(const Scalar* raw) {
+  static_assert(sizeof(Scalar) == sizeof(std::uint64_t), "compares doubles as 64-bit words");
+  std::uint64_t bits = 0;
+  for (const int k : {1, 2, 3, 5, 6, 7}) {
+    std::uint64_t word;
+    std::memcpy(&word, raw + k, sizeof word);
+    bits |= word;
+  }
+  return bits == 0;
+}
+
+// commonFreeBody for a diagonal inverse inertia with positive, finite
+// symmetrised entries s_k: the same checks and the same bits as the general
+// code, without its products of zeros. There every off-diagonal entry of
+// 0.5 (a + aᵀ) is +0, every off-diagonal cofactor +0 − +0 = +0, a diagonal
+// cofactor s_i s_j − 0 = s_i s_j, and det = s_0 c00 + 0 + 0 = s_0 c00: exact
+// identities for positive finite s_k, so the pivots (a00, c22 / a00,
+// det / c22), the inverse (c_kk / det on the diagonal, 0 · (1 / det) off it)
+// and the conditioning bound come out as invertPositiveDefinite's. The
+// general code's cofactors and loops were a third of addRigidBody (callgrind,
+// the core chain).
+bool diagonalFreeBody(const Scalar (&s)[3], AngularPart inverseInertia, AngularPart inertia) {
+  const Scalar inertiaScale = std::max(std::max(s[0], s[1]), s[2]);  // not the initializer list: a call
+  const Scalar floor = 1e-12 * inertiaScale;
+  const Scalar c00 = s[1] * s[2];
+  const Scalar c11 = s[0] * s[2];
+  const Scalar c22 = s[0] * s[1];
+  const Scalar det = s[0] * c00;
+  for (int k = 0; k < 9; ++k) inverseInertia.data()[k] = 0;
+  for (int k = 0; k < 3; ++k) inverseInertia(k, k) = s[k];
+  if (!(s[0] > floor) || !(c22 > floor * s[0]) || !(det > floor * c22)) return false;
+  const Scalar scale = 1 / det;
+  const Scalar offDiagonal = Scalar(0) * scale;  // NaN when 1 / det overflows, as there
+  const Scalar diagonal[3] = {c00 * scale, c11 * scale, c22 * scale};
+  for (int k = 0; k < 9; ++k) inertia.data()[k] = offDiagonal;
+  for (int k = 0; k < 3; ++k) inertia(k, k) = diagonal[k];
+  const Scalar probe = (offDiagonal - offDiagonal) + (diagonal[0] - diagonal[0]) + (diagonal[1] - diagonal[1]) +
+                       (diagonal[2] - diagonal[2]);
+  const Scalar largest = std::max(std::max(std::abs(offDiagonal), diagonal[0]), std::max(diagonal[1], diagonal[2]));
+  return probe == 0 && largest * inertiaScale <= 1e12;
+}
+
 // addRigidBody's common case in one pass of scalar code: a free body with
 // finite data, positive mass and a well-conditioned inverse inertia (the
 // conditions of its first return). Writes the symmetrised inverse inertia and
@@ -87,6 +135,12 @@ bool commonFreeBody(const RigidBodyInput& body, AngularPart inverseInertia, Angu
   for (int k = 0; k < 3; ++k) probe += (linear[k] - linear[k]) + (angular[k] - angular[k]);
   if (!(probe == 0) || !(body.inverseMass > 0) || !allOnes(body.linearFactor) || !allOnes(body.angularFactor))
     return false;
+  if (offDiagonalIsPositiveZero(raw)) {
+    const Scalar symmetric[3] = {0.5 * (raw[0] + raw[0]), 0.5 * (raw[4] + raw[4]), 0.5 * (raw[8] + raw[8])};
+    const auto positiveFinite = [](Scalar x) { return x > 0 && x < std::numeric_limits<Scalar>::infinity(); };
+    if (positiveFinite(symmetric[0]) && positiveFinite(symmetric[1]) && positiveFinite(symmetric[2]))
+      return diagonalFreeBody(symmetric, inverseInertia, inertia);
+  }
   // With finite entries the largest |a − aᵀ| and |sym(a)| do not depend on
   // the order they are taken in, and a symmetric matrix's upper triangle holds
   // every value (the diagonal adds 0 to the asymmetry).
