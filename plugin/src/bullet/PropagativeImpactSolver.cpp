@@ -63,7 +63,8 @@ bool exceeds(const ProblemBounds& need, const ProblemBounds& have) {
 
 void reserveRestingBuffers(bullet_detail::RestingPass::Buffers& buffers, int numManifolds, int numConstraints) {
   const auto manifolds = static_cast<std::size_t>(numManifolds);
-  reserveFor(buffers.manifolds, manifolds);
+  reserveFor(buffers.manifolds, 2 * manifolds);  // Bullet's, and one of ours per admitted ahead point
+  reserveFor(buffers.admitted, manifolds);
   reserveFor(buffers.constraints, static_cast<std::size_t>(numConstraints));
   reserveFor(buffers.hidden, manifolds * MANIFOLD_CACHE_SIZE);
   reserveFor(buffers.unpushed, manifolds * MANIFOLD_CACHE_SIZE);
