@@ -116,6 +116,14 @@ btScalar PushOutSolver::jointTarget(const btSolverConstraint& row, btScalar jaco
   return positionalImpulse * (row.m_jacDiagABInv / jacobian) + velocityError * jacobian;
 }
 
+void PushOutSolver::reserveRows(int contactRows) {
+  if (m_tmpSolverContactConstraintPool.capacity() >= contactRows) return;
+  m_tmpSolverContactConstraintPool.reserve(2 * contactRows);
+  m_tmpSolverContactFrictionConstraintPool.reserve(4 * contactRows);
+  m_orderTmpConstraintPool.reserve(2 * contactRows);
+  m_orderFrictionConstraintPool.reserve(4 * contactRows);
+}
+
 // \p relaxation: Bullet's m_jacDiagABInv = relaxation / (its effective inverse mass).
 void PushOutSolver::symmetriseRows(btConstraintArray& rows, btScalar relaxation, bool bulletSumIgnoresFactor,
                                    bool cfmScaled, const btScalar* jointDamping) {

@@ -29,6 +29,11 @@ class PushOutSolver : public btSequentialImpulseConstraintSolver {
   std::vector<const btManifoldPoint*> points;  ///< sorted before the pass
   btScalar slop = 0;                           ///< overlap left alone (m)
 
+  /// Room in Bullet's row pools for \p contactRows contact rows and their
+  /// friction rows (two directions at most; rolling friction not counted),
+  /// doubled when it grows, so that a pass of a known island allocates nothing.
+  void reserveRows(int contactRows);
+
  protected:
   btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds,
                                         int numManifolds, btTypedConstraint** constraints, int numConstraints,
