@@ -2,8 +2,10 @@
 // ours keeps the mechanical energy where stock Bullet loses it, and its
 // deepest overlaps are arrivals (no deeper than the pair's approach in that
 // one step), which is what any bound on them has to act on.
+#include <LinearMath/btScalar.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "CliSupport.h"
@@ -21,6 +23,11 @@ using cli::tempPath;
 constexpr double kEnergyBand = 0.02;
 /// Stock Bullet loses this much at least in the same 5 s (measured: 45 %).
 constexpr double kStockLoss = 0.3;
+/// Depth and travel are both measured from positions stored in btScalar in a
+/// 12 m box: each is known to a few ulps of a 6 m coordinate (4.8e-7 m in
+/// single precision, where a change that only adds resting rows moved the
+/// deepest penetration 4e-8 m past its step's travel; 1e-15 m in double).
+constexpr double kPositionRoundOff = 8 * std::numeric_limits<btScalar>::epsilon() * 6.0;
 
 TEST(PileOverlap, ElasticPileKeepsItsEnergyAndItsDeepestOverlapsAreArrivals) {
   const std::string out = tempPath("pile_overlap.csv");
@@ -36,8 +43,8 @@ TEST(PileOverlap, ElasticPileKeepsItsEnergyAndItsDeepestOverlapsAreArrivals) {
     EXPECT_GE(t.number(i, "energy_min_ratio"), 1 - kEnergyBand);
     EXPECT_LE(t.number(i, "energy_max_ratio"), 1 + kEnergyBand);
     EXPECT_GT(t.number(i, "deepest_overlap_m"), 0);
-    EXPECT_LE(t.number(i, "deepest_overlap_m"), t.number(i, "overlap_step_travel_m"));
-    EXPECT_LE(t.number(i, "deepest_penetration_m"), t.number(i, "penetration_step_travel_m"));
+    EXPECT_LE(t.number(i, "deepest_overlap_m"), t.number(i, "overlap_step_travel_m") + kPositionRoundOff);
+    EXPECT_LE(t.number(i, "deepest_penetration_m"), t.number(i, "penetration_step_travel_m") + kPositionRoundOff);
   }
 }
 

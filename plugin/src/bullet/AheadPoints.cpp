@@ -86,6 +86,7 @@ bool Island::makeAheadPoint(const btPersistentManifold& manifold, int a, int b, 
   c.bodyA = a;
   c.bodyB = b;
   c.deferred = nullptr;
+  c.ahead = &manifold;
   c.normal = toEigen(c.point->m_normalWorldOnB);
   c.offsetA = toEigen(c.point->getPositionWorldOnA() - objectA->getWorldTransform().getOrigin());
   c.offsetB = toEigen(c.point->getPositionWorldOnB() - objectB->getWorldTransform().getOrigin());

@@ -66,6 +66,9 @@ struct IslandContact {
   /// An ahead point not made yet (point is null): two spheres apart that do
   /// not touch within the step, made only if an impact moves one of them.
   const btPersistentManifold* deferred = nullptr;
+  /// An ahead point's empty manifold (AheadPoints.cpp): the point is ours and
+  /// Bullet's pass does not see it unless an impact admits it (writeBack).
+  const btPersistentManifold* ahead = nullptr;
   btScalar gap = 0;         ///< a deferred point's aheadGap (positions do not change within a pass)
   int contact = -1;         ///< index in the current cluster problem
 };

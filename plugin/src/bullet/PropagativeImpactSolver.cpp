@@ -61,9 +61,17 @@ bool exceeds(const ProblemBounds& need, const ProblemBounds& have) {
   return need.blocks > have.blocks || need.contacts > have.contacts || need.bilaterals > have.bilaterals;
 }
 
-void reserveRestingBuffers(bullet_detail::RestingPass::Buffers& buffers, int numManifolds, int numConstraints) {
+void reserveRestingBuffers(bullet_detail::RestingPass::Buffers& buffers, btPersistentManifold* const* manifoldList,
+                           int numManifolds, int numConstraints) {
   const auto manifolds = static_cast<std::size_t>(numManifolds);
-  reserveFor(buffers.manifolds, manifolds);
+  // Bullet's pass rows: its points, and at most one admitted ahead point for
+  // each empty manifold (RestingPass::admit), which Bullet's pools would
+  // otherwise grow for in the step an impact admits them.
+  int rows = 0;
+  for (int k = 0; k < numManifolds; ++k) rows += std::max(manifoldList[k]->getNumContacts(), 1);
+  buffers.solver.reserveRows(rows);
+  reserveFor(buffers.manifolds, 2 * manifolds);  // Bullet's, and one of ours per admitted ahead point
+  reserveFor(buffers.admitted, manifolds);
   reserveFor(buffers.constraints, static_cast<std::size_t>(numConstraints));
   reserveFor(buffers.hidden, manifolds * MANIFOLD_CACHE_SIZE);
   reserveFor(buffers.unpushed, manifolds * MANIFOLD_CACHE_SIZE);
@@ -137,7 +145,7 @@ btScalar PropagativeImpactSolver::solveGroup(btCollisionObject** bodies, int num
   Impl& im = *m_impl;
   detail::StageClock clock(m_settings.timeStages);
   SolveStageSeconds& seconds = m_report.stageSeconds;
-  reserveRestingBuffers(im.restingBuffers, numManifolds, numConstraints);
+  reserveRestingBuffers(im.restingBuffers, manifolds, numManifolds, numConstraints);
   RestingPass resting(im.restingBuffers);
   im.island.gatherBodies(bodies, numBodies, info.m_timeStep, m_settings, m_report);
   im.island.gatherContacts(manifolds, numManifolds, m_settings, im.history, resting);

@@ -8,6 +8,7 @@
 // destructor restores every point it changed, so nothing leaks into the next
 // step whatever happens in between.
 
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
 
 #include <utility>
@@ -27,6 +28,11 @@ class PushOutSolver : public btSequentialImpulseConstraintSolver {
  public:
   std::vector<const btManifoldPoint*> points;  ///< sorted before the pass
   btScalar slop = 0;                           ///< overlap left alone (m)
+
+  /// Room in Bullet's row pools for \p contactRows contact rows and their
+  /// friction rows (two directions at most; rolling friction not counted),
+  /// doubled when it grows, so that a pass of a known island allocates nothing.
+  void reserveRows(int contactRows);
 
  protected:
   btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds,
@@ -66,6 +72,9 @@ class RestingPass {
     std::vector<std::pair<btManifoldPoint*, btScalar>> hidden;                 // point, original distance
     std::vector<std::pair<btManifoldPoint*, std::pair<int, btScalar>>> unpushed;  // point, flags and ERP
     std::vector<std::pair<btManifoldPoint*, btScalar>> warmStarts;             // point, impulse carried over
+    // Manifolds of ours, one per admitted point (admit): reserved for every
+    // manifold of the island, so that their points never move.
+    std::vector<btPersistentManifold> admitted;
     // Runs the pass (warm starting lives in the manifold points, so a solver
     // of our own sees what the world's would); its list is the points pushed out.
     PushOutSolver solver;
@@ -87,6 +96,12 @@ class RestingPass {
     keepOverlap(point);
     m_b.solver.points.push_back(&point);
   }
+
+  /// Puts \p point, an ahead point of ours standing for the empty \p manifold
+  /// (Island.h), into the pass in a manifold of ours over the same bodies, as
+  /// a resting contact Bullet's pass must hold. Returns the pass's copy, which
+  /// hide, keepOverlap and pushOut then take; null if there is no room.
+  btManifoldPoint* admit(const btPersistentManifold& manifold, const btManifoldPoint& point);
 
   /// Warm-starts the point with \p impulse (Bullet's pass scales it by its
   /// warm-starting factor), unless it is hidden or carries an impulse of its

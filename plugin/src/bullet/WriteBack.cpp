@@ -109,6 +109,11 @@ void writeBack(const ImpactProblem& problem, const ImpactResult& r, const std::v
     // vertex, whose overlap is one step's arrival, even when it separates;
     // the point is then what it would be at the slop, so no push of its own.
     const bool separates = endOfStep > c.restingSpeed;
+    // One of our ahead points that stays in contact: into Bullet's pass (RestingPass::admit).
+    if (!separates && c.ahead) {
+      if (btManifoldPoint* admitted = resting.admit(*c.ahead, *c.point)) c.point = admitted;
+      c.ahead = nullptr;
+    }
     const bool lifted = (c.newVertex || !separates) && island.liftOut(c, overlapSlop);
     if (separates)
       resting.hide(*c.point);
