@@ -87,26 +87,25 @@ btScalar PushOutSolver::jointTarget(const btSolverConstraint& row, btScalar jaco
 // I⁻¹·torque·dt plus its implicit gyroscopic impulse, without the angular
 // factor, and its write-back adds it to ω: a body locked about x gains spin
 // about x that no row of the pass can take away (their components have none,
-// symmetriseLockedRows). Two world fuzz findings grew from that spin:
-// world-capsule-with-a-locked-axis-on-two-p2p-joints-turns-nan-in-a-step-without-impacts-at-substep-82-at-60-hz,
-// a capsule locked about x (inverse inertias 1.2e4, 1.1e7, 1.2e4) held by a
-// point-to-point joint: the joint rows, now converged in the symmetric
-// metric, turned the capsule about y and z to follow the point's motion
-// under that spin, the gyroscopic step turned that back into spin about x,
-// and the two fed each other (17 rad/s about x at substep 20, NaN at 82);
-// and world-jointed-capsule-floor-impact-gains-470x-under-the-locked-axis-exemption-box-through-the-floor-at-60-hz,
-// a box locked about x and z spinning about them at up to 1.7e4 rad/s, tied
-// by joints to a capsule that an impact, keeping the joints' velocity, drove
-// after that spin (a floor cluster from 6.0e7 to 2.8e10 J). Zeroing the
-// locked spin before each step's impacts (a scratch switch) removed every
-// gaining cluster there: the spin, not the impact, made the energy. So the
-// change is projected onto the free axes here (admissibleSpinChange: the
-// impulse about the locked axes that keeps them still, as a row would give
-// it), and a body that starts without spin about a locked axis never gets
-// any. This departs from stock Bullet, which keeps adding that spin: a
-// locked body's gyroscopic precession about its free axes is what Bullet's
-// step gives minus what the locked axes forbid. Island::gatherBodies takes
-// the torque's part of the same change for the impacts' mid-step velocity.
+// symmetriseLockedRows). Three world fuzz findings grew from that spin.
+// world-capsule-with-a-locked-axis-on-two-p2p-joints-turns-nan-in-a-step-without-impacts-at-substep-82-at-60-hz:
+// a capsule locked about x (inverse inertias 1.2e4, 1.1e7, 1.2e4) on a
+// point-to-point joint spun about x at 7.8 rad/s by substep 20 and 4,800 by
+// 27, while its joint rows turned it about y and z; from substep 22 the
+// state grew fivefold a substep, mostly without impacts, to NaN at 82.
+// world-jointed-capsule-floor-impact-gains-470x-under-the-locked-axis-exemption-box-through-the-floor-at-60-hz:
+// a box locked about x and z, spinning about them, tied by joints to a
+// capsule that impacts drove after that spin (a floor cluster from 6.0e7 to
+// 2.8e10 J); zeroing the locked spin before each step's impacts (a scratch
+// switch) left no cluster gaining energy: the spin made the energy, not the
+// impact. world-spin-about-a-locked-angular-axis: floor impacts of a hull
+// spinning about its locked x gained up to 17 %. So the change is projected
+// onto the free axes here (admissibleSpinChange: what is left after the
+// impulse about the locked axes that keeps them still), and a body that
+// starts without spin about a locked axis never gets any; one an application
+// sets spinning about it keeps that spin. This departs from stock Bullet on
+// purpose: its pass keeps adding the spin. Island::gatherBodies takes the
+// torque's part of the same change for the impacts' mid-step velocity.
 void PushOutSolver::convertBodies(btCollisionObject** bodies, int numBodies, const btContactSolverInfo& info) {
   btSequentialImpulseConstraintSolver::convertBodies(bodies, numBodies, info);
   for (int k = 0; k < m_tmpSolverBodyPool.size(); ++k) {
