@@ -46,9 +46,10 @@ inline btMatrix3x3 lockedMetric(const btMatrix3x3& inverseInertia, const btVecto
 
 /// The part of a world-frame spin change \p spinChange that a body whose
 /// angular factor locks some axes can take: S(SᵀIS)⁻¹Sᵀ · I · Δω, the change
-/// left after the impulse about the locked axes that keeps them still (it is
-/// the closest admissible change in the kinetic-energy metric, so it never
-/// adds energy to the change). Any other body's change is returned as it is.
+/// left after the impulse about the locked axes that keeps them still. It is
+/// the projection orthogonal in the kinetic-energy metric, so a body turning
+/// about its free axes only ends with no more kinetic energy than the whole
+/// change would give it. Any other body's change is returned as it is.
 /// An axis of infinite inertia (inverse 0) takes no momentum: the metric has
 /// no range along it either.
 inline btVector3 admissibleSpinChange(const btRigidBody& body, const btVector3& spinChange) {
