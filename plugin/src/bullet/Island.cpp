@@ -11,6 +11,7 @@
 #include "AheadGeometry.h"
 #include "Conversions.h"
 #include "BodyChecks.h"
+#include "LockedAxes.h"
 
 namespace propimpact::bullet_detail {
 
@@ -39,7 +40,9 @@ void Island::gatherBodies(btCollisionObject** objects, int count, Scalar dt, con
     if (!binary(rb->getLinearFactor()) || !binary(rb->getAngularFactor())) continue;
     st.usable = true;
     st.kickLinear = toEigen(rb->getTotalForce()) * rb->getInvMass() * dt;
-    st.kickAngular = toEigen(rb->getInvInertiaTensorWorld()) * toEigen(rb->getTotalTorque()) * dt;
+    // As Bullet's pass takes it (PushOutSolver::convertBodies): none about a locked axis.
+    st.kickAngular =
+        toEigen(admissibleSpinChange(*rb, rb->getInvInertiaTensorWorld() * rb->getTotalTorque() * btScalar(dt)));
   }
 }
 

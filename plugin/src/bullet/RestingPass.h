@@ -38,6 +38,9 @@ class PushOutSolver : public btSequentialImpulseConstraintSolver {
   btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds,
                                         int numManifolds, btTypedConstraint** constraints, int numConstraints,
                                         const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override;
+  /// Bullet's, with the external spin change of a body with locked angular
+  /// axes projected onto its free axes (admissibleSpinChange, LockedAxes.h).
+  void convertBodies(btCollisionObject** bodies, int numBodies, const btContactSolverInfo& info) override;
   /// Bullet's split iterations; again with every contact row a
   /// non-penetration row if the pushes drove another contact shut.
   void solveGroupCacheFriendlySplitImpulseIterations(btCollisionObject** bodies, int numBodies,
