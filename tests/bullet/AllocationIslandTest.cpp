@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include <propimpact/scenes/World.h>
 
@@ -21,21 +22,25 @@ using namespace alloc_counting;
 // which the striker, now moving, hits the line — a 40-contact cluster, 40
 // times larger than any before, in an island the solver has already seen.
 // Restitution 1 takes the propagation alone; 0.5 the plastic outcome (an
-// exact solve of 40 rows) and the blend as well.
-class LargerThanEverCluster : public ::testing::TestWithParam<double> {};
+// exact solve of 40 rows) and the blend as well. Friction 0.5 (0.25
+// combined) takes the impact friction stage (on by default) through its
+// rows, cones and sweeps too.
+class LargerThanEverCluster : public ::testing::TestWithParam<std::tuple<double, double>> {};
 
 TEST_P(LargerThanEverCluster, InAKnownIslandAllocatesNothing) {
-  const auto restitution = btScalar(std::sqrt(GetParam()));  // Bullet multiplies the two bodies'
+  const auto restitution = btScalar(std::sqrt(std::get<0>(GetParam())));  // Bullet multiplies the two bodies'
+  const auto friction = btScalar(std::get<1>(GetParam()));
   auto owner = std::make_unique<CountingSolver>();
   CountingSolver& solver = *owner;
   solver.settings().keepReport = false;
+  ASSERT_TRUE(solver.settings().impactFriction);
   scenes::World world(std::move(owner));
   constexpr double kDt = 1.0 / 60;
   constexpr btScalar kRadius = 0.5;
   constexpr int kLine = 40;
   scenes::BodySpec ball;
   ball.restitution = restitution;
-  ball.friction = 0;
+  ball.friction = friction;
   btRigidBody* last = nullptr;
   for (int k = 0; k < kLine; ++k) {
     ball.position = btVector3(btScalar(2 * kRadius * k), 0, 0);
@@ -63,7 +68,8 @@ TEST_P(LargerThanEverCluster, InAKnownIslandAllocatesNothing) {
   EXPECT_EQ(mallocCalls(), 0) << "malloc-family calls inside our solveGroup";
 }
 
-INSTANTIATE_TEST_SUITE_P(Allocation, LargerThanEverCluster, ::testing::Values(1.0, 0.5));
+INSTANTIATE_TEST_SUITE_P(Allocation, LargerThanEverCluster,
+                         ::testing::Combine(::testing::Values(1.0, 0.5), ::testing::Values(0.0, 0.5)));
 
 }  // namespace
 }  // namespace propimpact

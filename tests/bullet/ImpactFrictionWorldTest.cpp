@@ -212,16 +212,16 @@ TEST(ImpactFrictionWorld, HeadOnCradleUnchangedAndZeroFrictionBitForBit) {
   }
 }
 
-// Item 2: off by default (see SolverSettings::impactFriction for the cost that
-// keeps it so); turned on in the drop-in solver, a ball thrown at rough ground
-// leaves it rolling (Routh's sticking branch: μ(1+e)v_n = 4.5 m/s ≥
-// (2/7)·2 m/s); the harness's "propagative" keeps the seeds' frictionless impacts.
-TEST(ImpactFrictionWorld, OffByDefaultAndOffInTheSeedsSolverOnWhenAsked) {
-  EXPECT_FALSE(SolverSettings{}.impactFriction);
+// Item 2: on by default in the drop-in solver, off in the harness's
+// "propagative" (the seeds' frictionless impacts); a default solver leaves a
+// ball thrown at rough ground rolling (Routh's sticking branch:
+// μ(1+e)v_n = 4.5 m/s ≥ (2/7)·2 m/s).
+TEST(ImpactFrictionWorld, OnByDefaultOffInTheSeedsSolver) {
+  EXPECT_TRUE(SolverSettings{}.impactFriction);
   scenes::World seeds("propagative");
   EXPECT_FALSE(testing::propagative(seeds).settings().impactFriction);
   scenes::World world(std::make_unique<PropagativeImpactSolver>());
-  testing::propagative(world).settings().impactFriction = true;
+  ASSERT_TRUE(testing::propagative(world).settings().impactFriction);
   scenes::BouncingBall scene;
   scene.radius = kRadius;
   scene.height = 0.05;

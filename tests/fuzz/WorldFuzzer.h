@@ -257,8 +257,13 @@ inline void buildWorld(const std::uint8_t* data, std::size_t size, FuzzWorld& w)
     w.poisonStep = in.range(0, 99);
     w.poisonBody = in.byte() % static_cast<int>(w.dynamic.size());
   }
+  // Both settings are fuzzed. Read last, and an exhausted input reads 0, so a
+  // recorded input whose bytes end before here still steps the frictionless
+  // world it was found in (WorldCorpusTest checks the findings' files).
+  w.solver.settings().impactFriction = in.chance(2);
   w.description = "dt 1/" + std::to_string(static_cast<int>(1 / w.dt + btScalar(0.5))) + ", " +
-                  std::to_string(w.substeps) + " substeps," + w.description;
+                  std::to_string(w.substeps) + " substeps, impact friction " +
+                  (w.solver.settings().impactFriction ? "on" : "off") + "," + w.description;
 }
 
 }  // namespace propimpact::fuzz

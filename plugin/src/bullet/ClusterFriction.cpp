@@ -48,6 +48,22 @@ std::int64_t ClusterFriction::apply(const Island& island, const ImpactProblem& p
   return clamped;
 }
 
+void ClusterFriction::reserve(const ProblemBounds& bounds) {
+  const auto contacts = static_cast<std::size_t>(bounds.contacts);
+  const auto reserve = [](auto& buffer, std::size_t count) {
+    if (buffer.capacity() < count) buffer.reserve(count);
+  };
+  reserve(m_entryOf, contacts);
+  reserve(m_tangents, 2 * contacts);
+  reserve(m_mu, contacts);
+  reserve(m_result.tangentialImpulse, contacts);
+  reserve(m_result.normalCorrection, contacts);
+  reserve(m_result.slipSpeed, contacts);
+  reserve(m_result.state, contacts);
+  m_rows.reserve(bounds);
+  m_stage.reserve(bounds);
+}
+
 Vector3 ClusterFriction::tangentialImpulse(int contact) const {
   const int k = m_entryOf[static_cast<std::size_t>(contact)];
   if (k < 0) return Vector3::Zero();

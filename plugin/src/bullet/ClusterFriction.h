@@ -27,6 +27,10 @@ class ClusterFriction {
   std::int64_t apply(const Island& island, const ImpactProblem& problem, const ResolveOptions& options,
                      ImpactResult& result);
 
+  /// Capacity for any cluster of an island within \p bounds, so that a cluster
+  /// larger than any before allocates nothing (issue 12, item 5).
+  void reserve(const ProblemBounds& bounds);
+
   /// What the stage did (valid after apply()).
   [[nodiscard]] const FrictionResult& result() const { return m_result; }
   /// μ used at problem contact \p contact.

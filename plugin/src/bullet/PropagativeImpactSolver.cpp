@@ -217,6 +217,7 @@ void PropagativeImpactSolver::reserveForIsland(int numBodies, int numManifolds, 
   bounds.rowEntries += 12 * Index(bounds.bilaterals);
   im.problem.reserve(bounds);
   im.resolver.reserve(bounds, im.options, im.result);
+  im.friction.reserve(bounds);  // sized whether or not impactFriction is on: it can be turned on between steps
   detail::reserveCapacity(im.firstReflection, bounds.contacts);
   im.reserved = bounds;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "Capacity.h"
 #include "propimpact/core/Errors.h"
 #include "propimpact/core/ImpactFriction.h"
 #include "propimpact/core/ImpactResolver.h"
@@ -21,6 +22,12 @@ bool FrictionRows::reject(ErrorCode code, const std::function<std::string()>& de
   m_lastError = code;
   ++m_rejected;
   return false;
+}
+
+void FrictionRows::reserve(const ProblemBounds& bounds) {
+  detail::reserveCapacity(m_entries, bounds.contacts);
+  detail::reserveCapacity(m_hasEntry, bounds.contacts);
+  detail::reserveCapacity(m_coefficients, 2 * bounds.rowEntries);  // two tangent rows as long as the contact row
 }
 
 void FrictionRows::clear() {

@@ -1,5 +1,7 @@
 #include "FrictionSystem.h"
 
+#include "Capacity.h"
+
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
@@ -106,6 +108,29 @@ int FrictionSystem::addRow(const SolverBodies& bodies, const Scalar* coefficient
   if (!(row.d > kMetricNoise * reference)) row.d = 0;
   m_rows.push_back(row);
   return static_cast<int>(m_rows.size()) - 1;
+}
+
+// Every contact has a normal row and at most two tangent rows, each with the
+// contact row's coefficients; a unit (a contact's cone, its normal row)
+// touches at most two groups.
+void FrictionSystem::reserve(const ProblemBounds& bounds) {
+  const Index contacts = bounds.contacts;
+  const Index rows = 3 * contacts;
+  const Index groups = bounds.blocks;
+  reserveCapacity(m_rows, rows);
+  reserveCapacity(m_impulse, rows);
+  reserveCapacity(m_coefficients, 3 * bounds.rowEntries);
+  reserveCapacity(m_w, 3 * bounds.rowEntries);
+  for (std::vector<Scalar>* perContact : {&m_slack, &m_slackMoved}) reserveCapacity(*perContact, contacts);
+  reserveCapacity(m_blocks, contacts);
+  reserveCapacity(m_blockOf, contacts);
+  reserveCapacity(m_groupMoved, groups);
+  reserveCapacity(m_groupStart, groups + 1);
+  reserveCapacity(m_groupRound, groups);
+  reserveCapacity(m_groupMover, groups);
+  reserveCapacity(m_groupUnits, 4 * contacts);
+  reserveCapacity(m_dueNow, (2 * contacts + 63) / 64);
+  reserveCapacity(m_dueNext, (2 * contacts + 63) / 64);
 }
 
 int FrictionSystem::build(const SolverBodies& bodies, const FrictionRows& friction, const ImpactResult& result,

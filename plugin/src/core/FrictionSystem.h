@@ -57,6 +57,9 @@ class FrictionSystem {
   /// constant, or empty. Returns the number of blocks.
   int build(const SolverBodies& bodies, const FrictionRows& friction, const ImpactResult& result,
             const std::vector<Scalar>& constant);
+  /// Capacity for a problem within \p bounds whose groups are single rigid
+  /// bodies (a joined group's rows are longer, and may still allocate).
+  void reserve(const ProblemBounds& bounds);
 
   /// One attempt from zero impulses at internal velocity \p v (updated) with
   /// normal targets \p targets (one per contact): the coupled sweeps, stopped

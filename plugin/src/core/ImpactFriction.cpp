@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "Capacity.h"
 #include "FrictionSystem.h"
 #include "SolverBodies.h"
 #include "propimpact/core/Errors.h"
@@ -24,7 +25,7 @@ struct ImpactFriction::Workspace {
   std::vector<Scalar> rowStart;    // every row's relative velocity at the start
   std::vector<Scalar> targets;     // per contact
   std::vector<Scalar> floors;      // per contact: the slowest approach it may end with
-  VectorX problemOrder;
+  std::vector<Scalar> problemOrder;  // not a VectorX: resizing one to a new cluster's size allocates
   Scalar scale = 0;
   Scalar impactScale = 0;  // the impact's own: of the larger of its energies before and after
   Scalar threshold = 0;
@@ -91,19 +92,20 @@ bool ImpactFriction::Workspace::attempt(const FrictionOptions& options, int& swe
   if (!exactEnergy) return f <= 1e-12 * (0.5 * scale * scale + magnitude);
   // Without constant terms f is the energy change; the energy itself, computed
   // as the resolver computes it, must not exceed the frictionless outcome's.
-  problemOrder.resize(bodies.dofs());
+  problemOrder.resize(static_cast<std::size_t>(bodies.dofs()));
   bodies.scatter(trial.data(), problemOrder.data());
-  return bodies.kineticEnergy(problemOrder) <= startEnergy;
+  return bodies.kineticEnergy(Eigen::Map<const VectorX>(problemOrder.data(), bodies.dofs())) <= startEnergy;
 }
 
 void ImpactFriction::Workspace::fill(ImpactResult& result, FrictionResult& out) {
   const Index n = bodies.dofs();
   std::vector<Scalar>& v = trial;
-  problemOrder.resize(n);
+  problemOrder.resize(static_cast<std::size_t>(n));
+  const Eigen::Map<const VectorX> inProblemOrder(problemOrder.data(), n);
   bodies.scatter(v.data(), problemOrder.data());
-  result.velocity = problemOrder;
+  result.velocity = inProblemOrder;
   bodies.scatter(jointError.data(), problemOrder.data());
-  result.velocity += problemOrder;
+  result.velocity += inProblemOrder;
   result.energyAfter = bodies.kineticEnergy(result.velocity);
   for (int c = 0; c < system.normalCount(); ++c) result.impulses[c] += system.impulse(c);
   for (const detail::FrictionBlock& b : system.blocks()) {
@@ -118,6 +120,19 @@ void ImpactFriction::Workspace::fill(ImpactResult& result, FrictionResult& out) 
     const Scalar bound = b.mu * (b.normalImpulse + delta);
     out.state[k] = lambda.norm() < (1 - 1e-9) * bound ? FrictionState::Stuck : FrictionState::Slipping;
   }
+}
+
+// Capacity for any cluster within \p bounds (a Bullet step sizes it by the
+// island), so that a cluster larger than any before allocates nothing here.
+void ImpactFriction::reserve(const ProblemBounds& bounds) {
+  Workspace& w = *m_workspace;
+  const Index contacts = bounds.contacts;
+  w.bodies.reserve(bounds);
+  w.system.reserve(bounds);
+  for (std::vector<Scalar>* dofs : {&w.start, &w.trial, &w.jointError, &w.problemOrder}) detail::reserveCapacity(*dofs, bounds.dofs);
+  detail::reserveCapacity(w.rowStart, 3 * contacts);  // a normal and two tangent rows per contact
+  detail::reserveCapacity(w.targets, contacts);
+  detail::reserveCapacity(w.floors, contacts);
 }
 
 void ImpactFriction::apply(const ImpactProblem& problem, const FrictionRows& friction, const ResolveOptions& resolveOptions,
@@ -150,9 +165,9 @@ void ImpactFriction::apply(const ImpactProblem& problem, const FrictionRows& fri
   }
   w.exactEnergy = true;
   for (int r = 0; r < w.system.rowCount(); ++r) w.exactEnergy = w.exactEnergy && w.system.row(r).bias == 0;
-  w.problemOrder.resize(problem.dofCount());
+  w.problemOrder.resize(static_cast<std::size_t>(problem.dofCount()));
   w.bodies.scatter(w.start.data(), w.problemOrder.data());
-  w.startEnergy = w.bodies.kineticEnergy(w.problemOrder);
+  w.startEnergy = w.bodies.kineticEnergy(Eigen::Map<const VectorX>(w.problemOrder.data(), problem.dofCount()));
   w.scale = std::max(std::sqrt(2 * std::max<Scalar>(result.energyAfter, 0)), largest);
   w.threshold = resolveOptions.feasibilityTolerance * w.scale;
   w.impactScale = std::max(w.scale, std::sqrt(2 * std::max<Scalar>(result.energyBefore, 0)));

@@ -53,19 +53,22 @@ struct SolverSettings {
   /// slip, never adding kinetic energy, every touching contact still feasible
   /// (a box's corner may need an extra normal impulse δ; reported). A NaN,
   /// infinite or negative μ is clamped to 0 and counted
-  /// (StepReport::frictionClamped). Off by default for now, for its cost:
-  /// the stage visits only what the friction moves, but Gauss–Seidel over an
-  /// impact cluster of hundreds of coupled contacts still takes hundreds of
-  /// sweeps, so on the settled 1,000-sphere pile a step took 2.1 × and on
-  /// the 125-box landing 2.6 × as long as with it off (docs/performance.md,
-  /// "What impact friction costs"). On, a bounce gets friction as in every game
-  /// engine (a ball leaves rough ground rolling). Off: impacts are frictionless, as in the papers, bit for bit what the
-  /// solver did before this setting existed; an impact contact that separates
-  /// then gets no friction at all (Bullet's pass never sees it). The seeds'
-  /// studies set it off (scenes::makeSolver's "propagative"). With μ = 0 at
-  /// every contact both agree bit for bit. Friction at resting contact is
-  /// Bullet's in both cases.
-  bool impactFriction = false;
+  /// (StepReport::frictionClamped). On by default: a drop-in should give a
+  /// bounce friction as every game engine does (a ball leaves rough ground
+  /// rolling, a box landing on a corner starts to turn as the closed-form
+  /// single-contact impact says), and the closed-form, property and world
+  /// tests hold with it. Its cost: the stage visits only
+  /// what the friction moves, but Gauss–Seidel over an impact cluster of
+  /// hundreds of coupled contacts still takes hundreds of sweeps, so a step of
+  /// the settled 1,000-sphere pile took 2.1 × and of the 125-box landing 1.1 ×
+  /// as long as with it off (docs/performance-history-2.md, "What impact
+  /// friction costs"). Off: impacts are frictionless, as in the papers, bit for
+  /// bit what the solver did before this setting existed; an impact contact
+  /// that separates then gets no friction at all (Bullet's pass never sees
+  /// it). The seeds' studies set it off (scenes::makeSolver's "propagative").
+  /// With μ = 0 at every contact both agree bit for bit. Friction at resting
+  /// contact is Bullet's in both cases.
+  bool impactFriction = true;
   /// Accumulate per-cluster reports (bodies, contacts, impulses).
   bool keepReport = true;
   /// At most this many clusters are kept until the report is read (one read

@@ -152,6 +152,8 @@ class FrictionRows {
   /// Removes every entry, keeping capacity (the rejection count restarts;
   /// the InputErrors mode stays).
   void clear();
+  /// Capacity for an entry at every contact of a problem within \p bounds.
+  void reserve(const ProblemBounds& bounds);
 
   /// Chooses how invalid input is reported, as ImpactProblem::setInputErrors:
   /// Throw (the default) or Record, where a rejected entry is counted and
@@ -268,6 +270,11 @@ class ImpactFriction {
   ImpactFriction& operator=(ImpactFriction&&) noexcept;
   ImpactFriction(const ImpactFriction&) = delete;
   ImpactFriction& operator=(const ImpactFriction&) = delete;
+
+  /// Sizes the workspace for any problem within \p bounds (as
+  /// ImpactResolver::reserve), so that apply() allocates nothing for such a
+  /// problem of rigid bodies without joints.
+  void reserve(const ProblemBounds& bounds);
 
   /// Adds friction to \p result, the frictionless outcome of \p problem resolved
   /// with \p resolveOptions (its feasibility tolerance and joint rule apply).
