@@ -168,6 +168,7 @@ class ContactRows {
 
  private:
   void computeMetricTerms(const SolverBodies& bodies, Scalar restingPerUnitRow);
+  void buildRigidRows(const SolverBodies& bodies, Scalar restingPerUnitRow);
   [[nodiscard]] bool sameDirection(const Row& a, const Row& b, Scalar tolerance) const;
 
   std::vector<Row> m_rows;

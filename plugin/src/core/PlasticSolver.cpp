@@ -242,9 +242,75 @@ int ActiveSetLcp::solve(const Scalar* A, Index m, Index n, const Scalar* s0, con
   return changes;
 }
 
+// The row to enter: the most violated (unit-normal) row neither active nor
+// blocked, or -1 when none is violated beyond \p threshold.
+Index ActiveSetLcp::enteringRow(Index m, const Scalar* unitScale, Scalar threshold) const {
+  Index entering = -1;
+  Scalar worst = -threshold;
+  for (Index i = 0; i < m; ++i) {
+    if (m_inActive[static_cast<std::size_t>(i)] || m_blocked[static_cast<std::size_t>(i)]) continue;
+    const Scalar violation = m_s[static_cast<std::size_t>(i)] * unitScale[i];
+    if (violation < worst) {
+      worst = violation;
+      entering = i;
+    }
+  }
+  return entering;
+}
+
+// Lawson–Hanson's inner loop: solve on the active set; while some active
+// multiplier is not positive, step towards the solution until the first one
+// reaches 0 and drop it. Returns \p changes plus the rows dropped.
+int ActiveSetLcp::settleActive(Scalar* lambda, int changes, int changeCap) {
+  while (true) {
+    solveActive();
+    const std::size_t k = m_active.size();
+    bool allPositive = true;
+    for (std::size_t r = 0; r < k; ++r)
+      if (!(m_z[r] > 0)) allPositive = false;
+    if (allPositive) {
+      for (std::size_t r = 0; r < k; ++r) lambda[m_active[r]] = m_z[r];
+      return changes;
+    }
+    Scalar step = 1;
+    std::size_t leaving = k;
+    for (std::size_t r = 0; r < k; ++r) {
+      const Scalar current = lambda[m_active[r]];
+      if (m_z[r] <= 0) {
+        const Scalar candidate = current / (current - m_z[r]);
+        if (candidate < step || leaving == k) {
+          step = std::min(step, candidate);
+          leaving = r;
+        }
+      }
+    }
+    std::size_t kept = 0;
+    for (std::size_t r = 0; r < k; ++r) {
+      const int row = m_active[r];
+      lambda[row] += step * (m_z[r] - lambda[row]);
+      if (r != leaving && lambda[row] > 0) {
+        m_active[kept++] = row;
+      } else {
+        lambda[row] = 0;
+        m_inActive[static_cast<std::size_t>(row)] = 0;
+      }
+    }
+    m_active.resize(kept);
+    rebuildFactor(lambda);
+    ++changes;
+    if (m_active.empty() || changes >= changeCap) return changes;
+  }
+}
+
+// s = A Aᵀ λ + s0 for the active set just settled.
+void ActiveSetLcp::refreshSpeeds(Index m, const Scalar* lambda) {
+  std::fill(m_x.begin(), m_x.end(), Scalar(0));
+  for (const int row : m_active) rowAxpy(row, lambda[row], m_x.data());
+  for (Index i = 0; i < m; ++i) m_s[static_cast<std::size_t>(i)] = rowDot(static_cast<int>(i), m_x.data()) + m_s0[i];
+}
+
 int ActiveSetLcp::run(Index m, const Scalar* unitScale, Scalar threshold, Scalar* lambda) {
   const auto mu = static_cast<std::size_t>(m);
-  const Index n = m_n;
   const Scalar* s0 = m_s0;
   m_active.clear();
   m_inActive.assign(mu, 0);
@@ -256,19 +322,10 @@ int ActiveSetLcp::run(Index m, const Scalar* unitScale, Scalar threshold, Scalar
   // bound only guards against round-off cycling.
   const int changeCap = static_cast<int>(10 * m + 100);
   while (changes < changeCap) {
-    Index entering = -1;
-    Scalar worst = -threshold;
-    for (Index i = 0; i < m; ++i) {
-      if (m_inActive[static_cast<std::size_t>(i)] || m_blocked[static_cast<std::size_t>(i)]) continue;
-      const Scalar violation = m_s[static_cast<std::size_t>(i)] * unitScale[i];
-      if (violation < worst) {
-        worst = violation;
-        entering = i;
-      }
-    }
+    const Index entering = enteringRow(m, unitScale, threshold);
     if (entering < 0) break;
     ++changes;
-    if (static_cast<Index>(m_active.size()) >= std::min(m, n) || !appendColumn(static_cast<int>(entering))) {
+    if (static_cast<Index>(m_active.size()) >= std::min(m, m_n) || !appendColumn(static_cast<int>(entering))) {
       if (!exchange(static_cast<int>(entering), lambda)) {
         if (m_infeasible) break;  // a Farkas certificate: solve() relaxes the rows
         // Round-off left the row dependent on the rows that would stay too:
@@ -277,48 +334,9 @@ int ActiveSetLcp::run(Index m, const Scalar* unitScale, Scalar threshold, Scalar
         continue;
       }
     }
-    while (true) {
-      solveActive();
-      const std::size_t k = m_active.size();
-      bool allPositive = true;
-      for (std::size_t r = 0; r < k; ++r)
-        if (!(m_z[r] > 0)) allPositive = false;
-      if (allPositive) {
-        for (std::size_t r = 0; r < k; ++r) lambda[m_active[r]] = m_z[r];
-        break;
-      }
-      Scalar step = 1;
-      std::size_t leaving = k;
-      for (std::size_t r = 0; r < k; ++r) {
-        const Scalar current = lambda[m_active[r]];
-        if (m_z[r] <= 0) {
-          const Scalar candidate = current / (current - m_z[r]);
-          if (candidate < step || leaving == k) {
-            step = std::min(step, candidate);
-            leaving = r;
-          }
-        }
-      }
-      std::size_t kept = 0;
-      for (std::size_t r = 0; r < k; ++r) {
-        const int row = m_active[r];
-        lambda[row] += step * (m_z[r] - lambda[row]);
-        if (r != leaving && lambda[row] > 0) {
-          m_active[kept++] = row;
-        } else {
-          lambda[row] = 0;
-          m_inActive[static_cast<std::size_t>(row)] = 0;
-        }
-      }
-      m_active.resize(kept);
-      rebuildFactor(lambda);
-      ++changes;
-      if (m_active.empty() || changes >= changeCap) break;
-    }
-    // s = A Aᵀ λ + s0; the active set changed, so rows blocked against the old one may enter.
-    std::fill(m_x.begin(), m_x.end(), Scalar(0));
-    for (const int row : m_active) rowAxpy(row, lambda[row], m_x.data());
-    for (Index i = 0; i < m; ++i) m_s[static_cast<std::size_t>(i)] = rowDot(static_cast<int>(i), m_x.data()) + s0[i];
+    changes = settleActive(lambda, changes, changeCap);
+    // The active set changed, so rows blocked against the old one may enter.
+    refreshSpeeds(m, lambda);
     std::fill(m_blocked.begin(), m_blocked.end(), 0);
   }
   // Stopped by the cap, or with a blocked row still violated, the multipliers

@@ -52,6 +52,9 @@ class ActiveSetLcp {
 
  private:
   int run(Index m, const Scalar* unitScale, Scalar threshold, Scalar* lambda);
+  [[nodiscard]] Index enteringRow(Index m, const Scalar* unitScale, Scalar threshold) const;
+  int settleActive(Scalar* lambda, int changes, int changeCap);
+  void refreshSpeeds(Index m, const Scalar* lambda);
   bool appendColumn(int row);
   void rebuildFactor(Scalar* lambda);
   bool exchange(int row, Scalar* lambda);

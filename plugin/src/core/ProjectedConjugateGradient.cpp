@@ -128,6 +128,72 @@ void ProjectedConjugateGradient::reserve(int rows, Index dofs, int groups) {
   reserveCapacity(m_touchedGroups, groups);
 }
 
+// The chopped gradient (into m_chopped) and the iteration's three measures.
+ProjectedConjugateGradient::Measures ProjectedConjugateGradient::measure(std::size_t m, Scalar alphaBar) {
+  Measures out;
+  for (std::size_t a = 0; a < m; ++a) {
+    const Scalar g = m_gradient[a];
+    const bool free = m_mu[a] > 0;
+    m_chopped[a] = free ? 0 : std::min(g, Scalar(0));
+    out.worst = std::max(out.worst, std::abs(free ? g : m_chopped[a]));
+    out.chopped += m_chopped[a] * m_chopped[a];
+    if (free) out.reducedFree += std::min(m_mu[a] / alphaBar, g) * g;
+  }
+  return out;
+}
+
+// Proportioning: release bound rows along the chopped gradient (exact line
+// search). False when there is no curvature along that descent direction
+// (beyond round-off): the problem has no minimum.
+bool ProjectedConjugateGradient::proportion(const StageContext& c, Scalar chopped, Scalar* out) {
+  const std::size_t m = c.rows.active().size();
+  multiply(c, m_chopped);
+  const Scalar curvature = dot(m_chopped, m_product, m);
+  if (!(curvature > kFlatCurvature * chopped)) return false;
+  moveAlong(c, chopped / curvature, m_chopped, out);
+  freeGradient(m_direction);
+  return true;
+}
+
+// A conjugate-gradient step within the face, or, when a bound blocks it, an
+// expansion: to the face's boundary, then a projected-gradient step. False
+// on unbounded descent (no plastic outcome exists).
+bool ProjectedConjugateGradient::conjugateOrExpand(const StageContext& c, Scalar alphaBar, Scalar* out) {
+  const std::size_t m = c.rows.active().size();
+  multiply(c, m_direction);
+  const Scalar curvature = dot(m_direction, m_product, m);
+  const Scalar conjugateStep = curvature > kFlatCurvature * dot(m_direction, m_direction, m)
+                                   ? dot(m_gradient, m_direction, m) / curvature
+                                   : kInfinity;
+  Scalar feasibleStep = kInfinity;
+  std::size_t blocking = m;
+  for (std::size_t a = 0; a < m; ++a)
+    if (m_direction[a] > 0 && m_mu[a] / m_direction[a] < feasibleStep) {
+      feasibleStep = m_mu[a] / m_direction[a];
+      blocking = a;
+    }
+  // A flat direction no bound blocks is unbounded descent: both steps are
+  // infinite, and taking one made the velocity inf − inf = NaN (a unit test
+  // of opposing rows squeezed by their biases; PlasticStage then discarded
+  // the outcome as non-finite).
+  if (blocking == m && !(conjugateStep < kInfinity)) return false;
+  if (conjugateStep <= feasibleStep) {
+    moveAlong(c, conjugateStep, m_direction, out);
+    m_previous.swap(m_direction);
+    freeGradient(m_direction);
+    const Scalar beta = dot(m_direction, m_product, m) / curvature;
+    for (std::size_t a = 0; a < m; ++a) m_direction[a] -= beta * m_previous[a];
+    return true;
+  }
+  if (blocking == m) return false;
+  moveAlong(c, feasibleStep, m_direction, out);
+  m_mu[blocking] = 0;
+  for (std::size_t a = 0; a < m; ++a) m_mu[a] = std::max(Scalar(0), m_mu[a]);
+  expand(c, alphaBar, out);
+  freeGradient(m_direction);
+  return true;
+}
+
 std::int64_t ProjectedConjugateGradient::solve(const StageContext& c, Scalar* out, std::vector<Scalar>& compact,
                                                std::int64_t iterationCap) {
   const ContactRows& rows = c.rows;
@@ -146,66 +212,18 @@ std::int64_t ProjectedConjugateGradient::solve(const StageContext& c, Scalar* ou
   m_converged = false;
   for (; iteration < iterationCap; ++iteration) {
     if (iteration > 0 && iteration % kGradientRefresh == 0) readGradient(c, out);
-    Scalar worst = 0, chopped = 0, reducedFree = 0;
-    for (std::size_t a = 0; a < m; ++a) {
-      const Scalar g = m_gradient[a];
-      const bool free = m_mu[a] > 0;
-      m_chopped[a] = free ? 0 : std::min(g, Scalar(0));
-      worst = std::max(worst, std::abs(free ? g : m_chopped[a]));
-      chopped += m_chopped[a] * m_chopped[a];
-      if (free) reducedFree += std::min(m_mu[a] / alphaBar, g) * g;
-    }
-    if (worst <= tolerance) {
+    const Measures measures = measure(m, alphaBar);
+    if (measures.worst <= tolerance) {
       m_converged = true;
       break;
     }
-    if (iteration == 0) firstWorst = worst;
+    if (iteration == 0) firstWorst = measures.worst;
     // Diverging: the problem has no plastic outcome (a prescribed motion
     // squeezes the bodies) and μ runs off along the unbounded direction. Stop
     // while the state is finite; PlasticStage's other candidates take over.
-    if (!(worst <= kDivergence * firstWorst)) break;
-    if (chopped > kProportioning * kProportioning * reducedFree) {
-      // Proportioning: release bound rows along the chopped gradient (exact line search).
-      multiply(c, m_chopped);
-      const Scalar curvature = dot(m_chopped, m_product, m);
-      // No curvature along a descent direction (beyond round-off): the problem has no minimum.
-      if (!(curvature > kFlatCurvature * chopped)) break;
-      moveAlong(c, chopped / curvature, m_chopped, out);
-      freeGradient(m_direction);
-      continue;
-    }
-    multiply(c, m_direction);
-    const Scalar curvature = dot(m_direction, m_product, m);
-    const Scalar conjugateStep = curvature > kFlatCurvature * dot(m_direction, m_direction, m)
-                                     ? dot(m_gradient, m_direction, m) / curvature
-                                     : kInfinity;
-    Scalar feasibleStep = kInfinity;
-    std::size_t blocking = m;
-    for (std::size_t a = 0; a < m; ++a)
-      if (m_direction[a] > 0 && m_mu[a] / m_direction[a] < feasibleStep) {
-        feasibleStep = m_mu[a] / m_direction[a];
-        blocking = a;
-      }
-    // A flat direction no bound blocks is unbounded descent: both steps are
-    // infinite, and taking one made the velocity inf − inf = NaN (a unit test
-    // of opposing rows squeezed by their biases; PlasticStage then discarded
-    // the outcome as non-finite).
-    if (blocking == m && !(conjugateStep < kInfinity)) break;
-    if (conjugateStep <= feasibleStep) {
-      moveAlong(c, conjugateStep, m_direction, out);
-      m_previous.swap(m_direction);
-      freeGradient(m_direction);
-      const Scalar beta = dot(m_direction, m_product, m) / curvature;
-      for (std::size_t a = 0; a < m; ++a) m_direction[a] -= beta * m_previous[a];
-      continue;
-    }
-    if (blocking == m) break;  // unbounded descent: no plastic outcome exists
-    // Expansion: to the face's boundary, then a projected-gradient step.
-    moveAlong(c, feasibleStep, m_direction, out);
-    m_mu[blocking] = 0;
-    for (std::size_t a = 0; a < m; ++a) m_mu[a] = std::max(Scalar(0), m_mu[a]);
-    expand(c, alphaBar, out);
-    freeGradient(m_direction);
+    if (!(measures.worst <= kDivergence * firstWorst)) break;
+    const bool proportioning = measures.chopped > kProportioning * kProportioning * measures.reducedFree;
+    if (!(proportioning ? proportion(c, measures.chopped, out) : conjugateOrExpand(c, alphaBar, out))) break;
   }
   for (std::size_t a = 0; a < m; ++a) compact[a] = m_mu[a] * rows[static_cast<std::size_t>(active[a])].invSqrtD;
   return std::min<std::int64_t>(iteration + 1, iterationCap);

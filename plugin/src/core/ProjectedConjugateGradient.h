@@ -65,6 +65,15 @@ class ProjectedConjugateGradient {
   void moveAlong(const StageContext& c, Scalar step, const std::vector<Scalar>& direction, Scalar* out);
   void expand(const StageContext& c, Scalar alphaBar, Scalar* out);
   void freeGradient(std::vector<Scalar>& into) const;
+  /// One iteration's largest projected gradient, ‖chopped‖² and the reduced free gradient's product.
+  struct Measures {
+    Scalar worst = 0;
+    Scalar chopped = 0;
+    Scalar reducedFree = 0;
+  };
+  Measures measure(std::size_t m, Scalar alphaBar);
+  bool proportion(const StageContext& c, Scalar chopped, Scalar* out);
+  bool conjugateOrExpand(const StageContext& c, Scalar alphaBar, Scalar* out);
 
   std::vector<Scalar> m_mu, m_gradient, m_direction, m_product, m_chopped, m_previous;
   std::vector<Scalar> m_moved;  // W D^-½ times the last direction multiplied (internal velocity)

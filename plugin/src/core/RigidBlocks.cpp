@@ -63,6 +63,23 @@ std::string describeFractionalFactor(const Vector3& factor, const char* which) {
 
 inline bool allOnes(const Vector3& factor) { return factor[0] == 1 && factor[1] == 1 && factor[2] == 1; }
 
+// allOnes of both factors, on bit patterns: only one double compares equal
+// to 1.0, so this is the same test with one branch instead of six.
+inline bool freeFactors(const RigidBodyInput& body) {
+  static_assert(sizeof(Scalar) == sizeof(std::uint64_t), "compares doubles as 64-bit words");
+  const Scalar one = 1;
+  std::uint64_t oneBits;
+  std::memcpy(&oneBits, &one, sizeof oneBits);
+  std::uint64_t differ = 0;
+  for (const Vector3* factor : {&body.linearFactor, &body.angularFactor})
+    for (int k = 0; k < 3; ++k) {
+      std::uint64_t word;
+      std::memcpy(&word, factor->data() + k, sizeof word);
+      differ |= word ^ oneBits;
+    }
+  return differ == 0;
+}
+
 inline bool lockedOrFree(const Vector3& factor) {
   const auto zeroOrOne = [](Scalar f) { return f == 0 || f == 1; };
   return zeroOrOne(factor[0]) && zeroOrOne(factor[1]) && zeroOrOne(factor[2]);
@@ -102,14 +119,17 @@ bool diagonalFreeBody(const Scalar (&s)[3], AngularPart inverseInertia, AngularP
   const Scalar c11 = s[0] * s[2];
   const Scalar c22 = s[0] * s[1];
   const Scalar det = s[0] * c00;
-  for (int k = 0; k < 9; ++k) inverseInertia.data()[k] = 0;
-  for (int k = 0; k < 3; ++k) inverseInertia(k, k) = s[k];
+  // Whole 3 × 3s from local arrays: stores through the maps entry by entry
+  // (the maps may alias s) were a sixth of addRigidBody (callgrind).
+  const Scalar inverseEntries[9] = {s[0], 0, 0, 0, s[1], 0, 0, 0, s[2]};
+  std::memcpy(inverseInertia.data(), inverseEntries, sizeof inverseEntries);
   if (!(s[0] > floor) || !(c22 > floor * s[0]) || !(det > floor * c22)) return false;
   const Scalar scale = 1 / det;
   const Scalar offDiagonal = Scalar(0) * scale;  // NaN when 1 / det overflows, as there
   const Scalar diagonal[3] = {c00 * scale, c11 * scale, c22 * scale};
-  for (int k = 0; k < 9; ++k) inertia.data()[k] = offDiagonal;
-  for (int k = 0; k < 3; ++k) inertia(k, k) = diagonal[k];
+  const Scalar inertiaEntries[9] = {diagonal[0], offDiagonal, offDiagonal, offDiagonal, diagonal[1],
+                                    offDiagonal, offDiagonal, offDiagonal, diagonal[2]};
+  std::memcpy(inertia.data(), inertiaEntries, sizeof inertiaEntries);
   const Scalar probe = (offDiagonal - offDiagonal) + (diagonal[0] - diagonal[0]) + (diagonal[1] - diagonal[1]) +
                        (diagonal[2] - diagonal[2]);
   const Scalar largest = std::max(std::max(std::abs(offDiagonal), diagonal[0]), std::max(diagonal[1], diagonal[2]));
@@ -129,12 +149,15 @@ bool commonFreeBody(const RigidBodyInput& body, AngularPart inverseInertia, Angu
   const Scalar* raw = body.inverseInertiaWorld.data();
   const Scalar* linear = body.linearVelocity.data();
   const Scalar* angular = body.angularVelocity.data();
-  // x − x is 0 for a finite x and NaN otherwise, so one sum tests them all.
-  Scalar probe = body.inverseMass - body.inverseMass;
-  for (int k = 0; k < 9; ++k) probe += raw[k] - raw[k];
-  for (int k = 0; k < 3; ++k) probe += (linear[k] - linear[k]) + (angular[k] - angular[k]);
-  if (!(probe == 0) || !(body.inverseMass > 0) || !allOnes(body.linearFactor) || !allOnes(body.angularFactor))
-    return false;
+  // x − x is 0 for a finite x and NaN otherwise, so one sum tests them all
+  // (in any order: every term is 0 or NaN). Three independent sums, written
+  // out: the loops' control was a tenth of addRigidBody (callgrind).
+  const Scalar probeA = (raw[0] - raw[0]) + (raw[1] - raw[1]) + (raw[2] - raw[2]) + (raw[3] - raw[3]) +
+                        (raw[4] - raw[4]) + (body.inverseMass - body.inverseMass);
+  const Scalar probeB = (raw[5] - raw[5]) + (raw[6] - raw[6]) + (raw[7] - raw[7]) + (raw[8] - raw[8]);
+  const Scalar probeC = (linear[0] - linear[0]) + (linear[1] - linear[1]) + (linear[2] - linear[2]) +
+                        (angular[0] - angular[0]) + (angular[1] - angular[1]) + (angular[2] - angular[2]);
+  if (!(probeA + probeB + probeC == 0) || !(body.inverseMass > 0) || !freeFactors(body)) return false;
   if (offDiagonalIsPositiveZero(raw)) {
     const Scalar symmetric[3] = {0.5 * (raw[0] + raw[0]), 0.5 * (raw[4] + raw[4]), 0.5 * (raw[8] + raw[8])};
     const auto positiveFinite = [](Scalar x) { return x > 0 && x < std::numeric_limits<Scalar>::infinity(); };
@@ -217,13 +240,21 @@ int ImpactProblem::addRigidBody(const RigidBodyInput& body) {
   // Written where the new block's entry will be: m_rigid is indexed by block.
   detail::growWithin(m_rigid, m_blocks.size() + 1);
   if (writeCommonFreeBody(body, m_rigid[m_blocks.size()])) {
-    const int id = addBlock(6, true);
-    Scalar* v = m_velocity.data() + m_blocks.back().velocityOffset;
-    for (int k = 0; k < 3; ++k) {
-      v[k] = body.linearVelocity[k];
-      v[3 + k] = body.angularVelocity[k];
-    }
-    return id;
+    // addBlock(6, true) inline, the velocity copied as two 3-vectors (stores
+    // per component, which may alias body, and the call were a sixth of
+    // this path, callgrind).
+    const Index offset = m_dofs;
+    m_dofs += 6;
+    detail::growWithin(m_velocity, static_cast<std::size_t>(m_dofs));
+    BlockLayout& layout = m_blocks.emplace_back();
+    layout.velocityOffset = offset;
+    layout.size = 6;
+    layout.matrixOffset = m_matrixEntries;
+    layout.rigid = true;
+    Scalar* v = m_velocity.data() + offset;
+    std::memcpy(v, body.linearVelocity.data(), 3 * sizeof(Scalar));
+    std::memcpy(v + 3, body.angularVelocity.data(), 3 * sizeof(Scalar));
+    return static_cast<int>(m_blocks.size()) - 1;
   }
   // Finiteness and symmetry of the inverse inertia in one pass of scalar
   // code (Eigen's reductions were a third of this function's cost).
