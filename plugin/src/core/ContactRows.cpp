@@ -8,6 +8,23 @@
 
 namespace propimpact::detail {
 
+namespace {
+
+// The end of a row's metric terms, shared by the rigid and the general build:
+// its resting speed from the row's size, and 1/√d, or the row ignored when
+// no admissible motion moves it (d within round-off of its coefficients).
+void finishMetric(Row& row, Scalar reference, Scalar squaredNorm, Scalar restingPerUnitRow) {
+  if (restingPerUnitRow > 0) row.restingSpeed = std::max(row.restingSpeed, restingPerUnitRow * std::sqrt(squaredNorm));
+  if (!(row.d > kMetricNoise * reference)) {
+    row.representative = kIgnoredRow;  // no admissible motion moves this contact
+    row.invSqrtD = 0;
+  } else {
+    row.invSqrtD = 1 / std::sqrt(row.d);
+  }
+}
+
+}  // namespace
+
 void ContactRows::build(const SolverBodies& bodies, Scalar restingPerUnitRow) {
   const ImpactProblem& p = bodies.problem();
   const auto contactCount = static_cast<std::size_t>(p.contactCount());
@@ -106,13 +123,7 @@ void ContactRows::buildRigidRows(const SolverBodies& bodies, Scalar restingPerUn
     row.termCount = termCount;
     row.sixDofTerms = termCount > 0;
     row.d = d;
-    if (restingPerUnitRow > 0) row.restingSpeed = std::max(row.restingSpeed, restingPerUnitRow * std::sqrt(squaredNorm));
-    if (!(d > kMetricNoise * reference)) {
-      row.representative = kIgnoredRow;  // no admissible motion moves this contact
-      row.invSqrtD = 0;
-    } else {
-      row.invSqrtD = 1 / std::sqrt(d);
-    }
+    finishMetric(row, reference, squaredNorm, restingPerUnitRow);
   }
   m_anyBias = anyBias;
 }
@@ -195,13 +206,7 @@ void ContactRows::computeMetricTerms(const SolverBodies& bodies, Scalar restingP
       squaredNorm += squared;
     }
     row.d = d;
-    if (restingPerUnitRow > 0) row.restingSpeed = std::max(row.restingSpeed, restingPerUnitRow * std::sqrt(squaredNorm));
-    if (!(d > kMetricNoise * reference)) {
-      row.representative = kIgnoredRow;  // no admissible motion moves this contact
-      row.invSqrtD = 0;
-    } else {
-      row.invSqrtD = 1 / std::sqrt(d);
-    }
+    finishMetric(row, reference, squaredNorm, restingPerUnitRow);
   }
 }
 
